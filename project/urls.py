@@ -1,0 +1,10 @@
+"""URLs of the demo host: its own pages, the admin, and webtools mounted as a host would mount it."""
+from django.contrib import admin
+from django.urls import include, path
+from django.views.generic import TemplateView
+
+urlpatterns = [
+    path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("admin/", admin.site.urls),
+    path("", include("webtools.urls")),
+]

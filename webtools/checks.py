@@ -1,0 +1,87 @@
+"""System checks: what an operator must fix before webtools can run safely.
+
+| id | level | what |
+|---|---|---|
+| webtools.E001 | error | no usable encryption key while DEBUG is off |
+| webtools.W001 | warning | ALLOW_PRIVATE_NETWORKS is on while DEBUG is off |
+| webtools.E002 | error | a plugin's saved options no longer validate |
+| webtools.E003 | error | the tool registry cannot be built (two plugins register one tool name) |
+"""
+from __future__ import annotations
+
+from django.conf import settings
+from django.core.checks import Error, Tags, Warning, register
+from django.db import DatabaseError
+
+from . import crypto
+from .conf import get_setting
+from .exceptions import WebtoolsConfigurationError
+
+
+@register(Tags.security, deploy=False)
+def check_encryption_keys(app_configs=None, **kwargs):
+    problem = crypto.check_keys()
+    if problem and not settings.DEBUG:
+        return [Error(problem, hint=crypto.KEYS_HINT, id="webtools.E001")]
+    return []
+
+
+@register(Tags.security)
+def check_private_networks(app_configs=None, **kwargs):
+    if get_setting("ALLOW_PRIVATE_NETWORKS") and not settings.DEBUG:
+        return [
+            Warning(
+                "ALLOW_PRIVATE_NETWORKS is on: URLs from users and the model can reach private networks, "
+                "loopback and cloud metadata addresses from this server.",
+                hint="Turn it off unless every user of this server may reach your internal network.",
+                id="webtools.W001",
+            )
+        ]
+    return []
+
+
+@register(Tags.database)
+def check_plugin_options(app_configs=None, databases=None, **kwargs):
+    """Saved options that no longer validate (a plugin's rules changed, a key was removed)."""
+    if not databases:
+        return []
+    from .host import get_plugins, load_options
+    from .models import PluginOptions
+
+    errors = []
+    try:
+        rows = {row.plugin: row for row in PluginOptions.objects.all()}
+    except DatabaseError:
+        return []  # not migrated yet; migrate's own checks say so
+    for plugin_id, plugin in get_plugins().items():
+        row = rows.get(plugin_id)
+        if row is None or plugin.options_form is None:
+            continue
+        loaded = load_options(plugin, row)
+        for field, messages in loaded.errors.items():
+            where = "" if field == "__all__" else f" {field}:"
+            for message in messages:
+                errors.append(
+                    Error(
+                        f"The options of {plugin.name} are invalid:{where} {message}",
+                        hint="Correct them in the admin (Web tools › Plugin options).",
+                        obj=plugin_id,
+                        id="webtools.E002",
+                    )
+                )
+    return errors
+
+
+@register()
+def check_registry(app_configs=None, databases=None, **kwargs):
+    if not databases:
+        return []
+    from .host import build_registry
+
+    try:
+        build_registry()
+    except WebtoolsConfigurationError as err:
+        return [Error(str(err), id="webtools.E003")]
+    except DatabaseError:
+        return []
+    return []

@@ -1,0 +1,62 @@
+"""The one reader of ``django.conf.settings``: every webtools setting, its default, and its error.
+
+A host project configures webtools with one dict::
+
+    WEBTOOLS = {
+        "PLUGINS": [...],                 # dotted paths of Plugin classes
+        "ENCRYPTION_KEYS": ["..."],       # Fernet keys; the first encrypts, all decrypt
+        "ALLOW_PRIVATE_NETWORKS": False,  # True turns the SSRF guard off
+        "APP_NAME": "webtools",           # product token in the User-Agent and robots.txt
+        "PUBLIC_URL": "",                 # where operators of fetched sites can read about the bot
+    }
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
+
+DEFAULTS: dict[str, Any] = {
+    "PLUGINS": [
+        "webtools.plugins.web_search.WebSearchPlugin",
+        "webtools.plugins.web_fetch.WebFetchPlugin",
+        "webtools.plugins.pdf.PdfPlugin",
+    ],
+    "ENCRYPTION_KEYS": [],
+    "ALLOW_PRIVATE_NETWORKS": False,
+    "APP_NAME": "webtools",
+    "PUBLIC_URL": "",
+    # An ``webtools.net.AddressPolicy`` (or its dotted path) replacing the default table; for tests
+    # that let loopback servers stand in for public hosts. Never set in production.
+    "ADDRESS_POLICY": None,
+    # Engine id -> endpoint URL replacing the engine's public endpoint, for a proxy or a recorded
+    # engine in tests. Admin-set URLs: reached with the plain client.
+    "ENGINE_URLS": {},
+}
+
+_MISSING = object()
+
+
+def get_setting(name: str, default: Any = _MISSING) -> Any:
+    """Return ``settings.WEBTOOLS[name]``, else the documented default.
+
+    Raises ``ImproperlyConfigured`` naming the key to set when a setting has no default.
+    """
+    user = getattr(settings, "WEBTOOLS", {}) or {}
+    if not isinstance(user, dict):
+        raise ImproperlyConfigured("settings.WEBTOOLS must be a dict.")
+    if name in user:
+        return user[name]
+    if default is not _MISSING:
+        return default
+    if name in DEFAULTS:
+        return DEFAULTS[name]
+    raise ImproperlyConfigured(f'Set settings.WEBTOOLS["{name}"].')
+
+
+def user_agent() -> str:
+    """``<app name> (+<public URL>)``, the User-Agent of every request webtools makes."""
+    name = get_setting("APP_NAME")
+    url = get_setting("PUBLIC_URL")
+    return f"{name} (+{url})" if url else str(name)

@@ -1,0 +1,100 @@
+"""What webtools keeps: plugin options, user tool switches and user plugin settings.
+
+Secrets (API keys) are held apart from plain values, as one Fernet token per row, and are only ever
+decrypted to build a turn or to validate a form; nothing renders them.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from . import crypto
+
+
+class SecretsMixin(models.Model):
+    """Encrypted secrets beside plain ``values``."""
+
+    values = models.JSONField(_("values"), default=dict, blank=True)
+    encrypted_secrets = models.TextField(_("encrypted secrets"), blank=True, default="", editable=False)
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        abstract = True
+
+    def get_secrets(self) -> dict[str, str]:
+        return crypto.decrypt_json(self.encrypted_secrets)
+
+    def set_secrets(self, secrets: dict[str, str]) -> None:
+        self.encrypted_secrets = crypto.encrypt_json({k: v for k, v in secrets.items() if v})
+
+    def secrets_set(self) -> dict[str, bool]:
+        """Which secrets are set (names only: the values never leave this model)."""
+        return {name: True for name in self.get_secrets()}
+
+    def rotate_secrets(self) -> bool:
+        if not self.encrypted_secrets:
+            return False
+        self.encrypted_secrets = crypto.rotate(self.encrypted_secrets)
+        return True
+
+
+class PluginOptions(SecretsMixin):
+    """The operator's options of one plugin, edited in the admin and validated by the plugin's form."""
+
+    plugin = models.CharField(_("plugin"), max_length=100, unique=True)
+
+    class Meta:
+        verbose_name = _("plugin options")
+        verbose_name_plural = _("plugin options")
+        ordering = ["plugin"]
+
+    def __str__(self) -> str:
+        from .plugins import get_plugin
+
+        plugin = get_plugin(self.plugin)
+        return str(plugin.name) if plugin else self.plugin
+
+
+class UserToolSetting(models.Model):
+    """A user's choice to switch a tool on or off; honoured only for tools with ``user_toggle``."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webtools_tool_settings", verbose_name=_("user")
+    )
+    tool = models.CharField(_("tool"), max_length=100)
+    enabled = models.BooleanField(_("enabled"))
+    updated_at = models.DateTimeField(_("updated at"), auto_now=True)
+
+    class Meta:
+        verbose_name = _("user tool setting")
+        verbose_name_plural = _("user tool settings")
+        constraints = [models.UniqueConstraint(fields=["user", "tool"], name="webtools_user_tool_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.tool}: {'on' if self.enabled else 'off'}"
+
+
+class UserPluginSettings(SecretsMixin):
+    """A user's settings of one plugin (for plugins that have user settings)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="webtools_plugin_settings",
+        verbose_name=_("user"),
+    )
+    plugin = models.CharField(_("plugin"), max_length=100)
+
+    class Meta:
+        verbose_name = _("user plugin settings")
+        verbose_name_plural = _("user plugin settings")
+        constraints = [models.UniqueConstraint(fields=["user", "plugin"], name="webtools_user_plugin_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.user} · {self.plugin}"
+
+    def effective(self) -> dict[str, Any]:
+        return {**self.values, **self.get_secrets()}

@@ -1,0 +1,40 @@
+"""The runtime: the public API of webtools for tool plugins and for the host's model loop.
+
+Plain Python: nothing here touches the database. ``webtools.turns.start_turn`` builds a ``Turn`` from
+the database for a host; tests and third-party plugins can build one directly.
+"""
+from webtools.exceptions import ToolCancelled, ToolError, TurnError
+
+from .context import CancelSignal, Citation, Citations, ToolContext
+from .ingesters import Ingester, IngestInput, Ingesters
+from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fields
+from .redaction import redact
+from .tools import Registry, Tool, ToolResult, select_tools
+from .turn import Turn
+from .wrapping import replay, wrap_untrusted
+
+__all__ = [
+    "CancelSignal",
+    "Citation",
+    "Citations",
+    "CommaListField",
+    "IngestInput",
+    "Ingester",
+    "Ingesters",
+    "Plugin",
+    "PluginSetup",
+    "Registry",
+    "SecretField",
+    "Tool",
+    "ToolCancelled",
+    "ToolContext",
+    "ToolError",
+    "ToolResult",
+    "Turn",
+    "TurnError",
+    "redact",
+    "replay",
+    "secret_fields",
+    "select_tools",
+    "wrap_untrusted",
+]

@@ -1,0 +1,120 @@
+"""The plugin contract: what a tool plugin declares and how it registers its tools and ingesters.
+
+A plugin is a class listed in ``settings.WEBTOOLS["PLUGINS"]``. Its options (edited by the operator in
+the Django admin) and its user settings (edited by each user through the API) are Django forms, so
+validation, messages and rendering are Django's own. Secret fields are ``SecretField``: the shell stores
+them encrypted and never shows their value.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+
+from .ingesters import Ingester, Ingesters
+from .tools import Registry, Tool
+
+
+class SecretField(forms.CharField):
+    """A secret such as an API key: written, replaced or cleared, never read back.
+
+    A blank value when editing keeps the stored secret; the shell offers a separate "clear" choice.
+    """
+
+    widget = forms.PasswordInput(render_value=False)
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("strip", True)
+        super().__init__(**kwargs)
+
+
+class CommaListField(forms.Field):
+    """A list of strings, typed one per line (or comma separated) in a form, or given as a JSON list."""
+
+    widget = forms.Textarea(attrs={"rows": 3})
+
+    def to_python(self, value: Any) -> list[str]:
+        if value in (None, ""):
+            return []
+        if isinstance(value, str):
+            items = value.replace(",", "\n").splitlines()
+        elif isinstance(value, (list, tuple)):
+            items = value
+        else:
+            raise forms.ValidationError("Enter a list.", code="invalid")
+        out = []
+        for item in items:
+            if not isinstance(item, str):
+                raise forms.ValidationError("Each entry must be text.", code="invalid")
+            if item.strip():
+                out.append(item.strip())
+        return out
+
+    def prepare_value(self, value: Any) -> Any:
+        if isinstance(value, (list, tuple)):
+            return "\n".join(value)
+        return value
+
+
+def secret_fields(form_class: type[forms.BaseForm]) -> list[str]:
+    """The names of a settings form's secret fields."""
+    return [name for name, f in form_class.base_fields.items() if isinstance(f, SecretField)]
+
+
+@dataclass
+class PluginSetup:
+    """What ``Plugin.setup`` receives: the validated options and the places to register into."""
+
+    plugin_id: str
+    options: Mapping[str, Any]
+    registry: Registry
+    ingesters: Ingesters
+    configured: bool = True
+    errors: list[str] = field(default_factory=list)
+
+    def register_tool(self, tool: Tool) -> None:
+        self.registry.register(tool, self.plugin_id)
+
+    def register_ingester(self, ingester: Ingester) -> None:
+        self.ingesters.register(ingester)
+
+
+class Plugin:
+    """Base class of a tool plugin. Subclasses set ``id`` and ``name`` and override what they need."""
+
+    #: Stable identifier used in URLs and the database, such as ``"web_search"``.
+    id: str = ""
+    #: Human name shown in the admin and the settings page.
+    name: str = ""
+    #: The operator's options, a ``django.forms.Form`` whose ``clean()`` holds cross-field rules.
+    options_form: type[forms.Form] | None = None
+    #: Field -> (controlling field, values): a field shows only when the controller has one of the values.
+    #: Applies to the options form and the user settings form alike.
+    show_when: Mapping[str, tuple[str, tuple[str, ...]]] = {}
+
+    def user_settings_form(self, options: Mapping[str, Any]) -> type[forms.Form] | None:
+        """The form of the user's settings under these options, or None when the plugin has none."""
+        return None
+
+    def setup(self, setup: PluginSetup) -> None:
+        """Register the plugin's tools and ingesters for ``setup.options``.
+
+        ``setup.configured`` is False when the operator has not saved valid options yet; ``options``
+        are then the form's initial values and the plugin should register tools that explain this.
+        """
+
+    def default_options(self) -> dict[str, Any]:
+        """The options form's initial values."""
+        if self.options_form is None:
+            return {}
+        return {
+            name: (f.initial() if callable(f.initial) else f.initial)
+            for name, f in self.options_form.base_fields.items()
+            if not isinstance(f, SecretField)
+        }
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"

@@ -1,0 +1,197 @@
+"""The turn wrapper: the host's entry point for the tools of one model turn."""
+from __future__ import annotations
+
+import json
+import logging
+import traceback
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import jsonschema
+
+from webtools.exceptions import ToolCancelled, ToolError
+
+from .context import CancelSignal, Citations, ToolContext
+from .ingesters import Ingesters
+from .redaction import redact
+from .tools import Registry, Tool, ToolResult, select_tools
+from .wrapping import model_text
+from .wrapping import replay as _replay
+
+logger = logging.getLogger("webtools.turn")
+
+UNEXPECTED_ERROR = "The tool failed unexpectedly. The error was logged for the operator."
+
+
+class Turn:
+    """The tools of one turn: which are offered, running their calls, citations, and the turn cache.
+
+    Build one per model turn (``webtools.turns.start_turn`` does it from the database), use it as a
+    context manager or call ``close()``; the turn cache is dropped when the turn ends, whether it
+    completes, errors or is cancelled. ``call`` never raises: every failure becomes an error result the
+    model can read.
+    """
+
+    def __init__(
+        self,
+        *,
+        registry: Registry,
+        ingesters: Ingesters | None = None,
+        user: str = "",
+        conversation: str = "",
+        roles: Iterable[str] = (),
+        choices: Mapping[str, bool] | None = None,
+        requested_tools: Iterable[str] | None = None,
+        supports_tools: bool = True,
+        fetch: Any = None,
+        http: Any = None,
+        settings: Mapping[str, Mapping[str, Any]] | None = None,
+        secrets: Iterable[str] = (),
+        user_agent: str = "webtools",
+    ) -> None:
+        self.registry = registry
+        self.ingesters = ingesters or Ingesters()
+        self.user = user
+        self.conversation = conversation
+        self.roles = frozenset(roles)
+        self.signal = CancelSignal()
+        self.citations = Citations()
+        self.fetch = fetch
+        self.http = http
+        self.user_agent = user_agent
+        self._settings = settings or {}
+        self._secrets = frozenset(s for s in secrets if s)
+        self._caches: dict[str, dict] | None = {}
+        self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
+        self._offered = {tool.name: tool for tool in self.tools}
+
+    # -- tool definitions ------------------------------------------------------------------------
+
+    def openai_tools(self) -> list[dict]:
+        """The offered tools in OpenAI Chat Completions' ``tools`` format."""
+        return [tool.openai_format() for tool in self.tools]
+
+    def anthropic_tools(self) -> list[dict]:
+        """The offered tools in Anthropic Messages' ``tools`` format."""
+        return [tool.anthropic_format() for tool in self.tools]
+
+    # -- running calls ---------------------------------------------------------------------------
+
+    def call(self, name: str, input: Any, call_id: str | None = None) -> ToolResult:
+        """Run one tool call; the result holds the raw output and the text the model sees."""
+        call_id = call_id or uuid.uuid4().hex
+        tool = self._offered.get(name)
+        if tool is None:
+            return self._result(name, call_id, input, f"The tool {name!r} is not available in this turn.", None, [])
+        if self._caches is None:
+            return self._result(name, call_id, input, "The turn is over.", tool, [])
+        if isinstance(input, str):
+            try:
+                input = json.loads(input or "{}")
+            except json.JSONDecodeError:
+                return self._result(name, call_id, input, f"Invalid input for {name}: not JSON.", tool, [])
+        problem = self._validate(tool, input)
+        if problem:
+            return self._result(name, call_id, input, problem, tool, [])
+
+        cited: list = []
+        ctx = ToolContext(
+            user=self.user,
+            conversation=self.conversation,
+            roles=self.roles,
+            signal=self.signal,
+            fetch=self.fetch,
+            http=self.http,
+            citations=_CallCitations(self.citations, cited),
+            turn_cache=self._caches.setdefault(name, {}),
+            ingesters=self.ingesters,
+            settings=self._settings.get(self.registry.owner(name) or "", {}),
+            user_agent=self.user_agent,
+        )
+        try:
+            self.signal.raise_if_cancelled()
+            output = tool.handler(dict(input), ctx)
+            json.dumps(output)
+        except ToolError as err:
+            return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)
+        except Exception:
+            if self.signal.cancelled:
+                return self._result(name, call_id, input, ToolCancelled().message, tool, cited)
+            logger.error("Tool %s failed.\n%s", name, redact(traceback.format_exc(), self._secrets))
+            return self._result(name, call_id, input, UNEXPECTED_ERROR, tool, cited)
+        return ToolResult(
+            tool=name,
+            call_id=call_id,
+            input=input,
+            output=output,
+            is_error=False,
+            untrusted=tool.untrusted,
+            model_text=model_text(output, tool.untrusted),
+            citations=cited,
+        )
+
+    def _validate(self, tool: Tool, input: Any) -> str | None:
+        validator = jsonschema.Draft202012Validator(tool.input_schema)
+        error = jsonschema.exceptions.best_match(validator.iter_errors(input))
+        if error is None:
+            return None
+        where = ".".join(str(part) for part in error.absolute_path)
+        message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
+        return f"Invalid input for {tool.name}: {where + ': ' if where else ''}{message}"
+
+    def _result(self, name, call_id, input, message, tool, cited) -> ToolResult:
+        output = {"error": message}
+        untrusted = bool(tool and tool.untrusted)
+        return ToolResult(
+            tool=name,
+            call_id=call_id,
+            input=input,
+            output=output,
+            is_error=True,
+            untrusted=untrusted,
+            model_text=model_text(output, untrusted),
+            citations=cited,
+        )
+
+    def replay(self, results: Iterable[Mapping[str, Any]]) -> list[str]:
+        """Render stored raw results of an earlier turn for the model, with fresh boundaries."""
+        return _replay(results, self.registry)
+
+    # -- lifetime --------------------------------------------------------------------------------
+
+    def cancel(self) -> None:
+        """Stop the turn: running tools see the signal, and the turn cache is dropped."""
+        self.signal.cancel()
+        self.close()
+
+    def close(self) -> None:
+        """End the turn and drop the turn cache."""
+        self._caches = None
+
+    @property
+    def closed(self) -> bool:
+        return self._caches is None
+
+    def __enter__(self) -> Turn:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class _CallCitations:
+    """Forwards a call's citations to the turn's accumulator and remembers the ones it added."""
+
+    def __init__(self, turn_citations: Citations, cited: list) -> None:
+        self._turn = turn_citations
+        self._cited = cited
+
+    def add(self, url: str, title: str | None = None):
+        citation = self._turn.add(url, title)
+        if citation is not None:
+            self._cited.append(citation)
+        return citation
+
+    def __iter__(self):
+        return iter(self._turn)

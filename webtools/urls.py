@@ -1,0 +1,6 @@
+"""URLs a host includes: ``path("", include("webtools.urls"))``."""
+from django.urls import path
+
+app_name = "webtools"
+
+urlpatterns: list = []
