@@ -13,6 +13,7 @@ from typing import Any
 
 from django import forms
 from django.apps import apps
+from django.http import QueryDict
 
 from . import conf
 from .exceptions import WebtoolsConfigurationError
@@ -62,7 +63,8 @@ def validate_settings(
     """
     stored_secrets = stored_secrets or {}
     clear = set(clear)
-    data = dict(data)
+    # A QueryDict (the admin's POST) keeps its lists for multi-value widgets; JSON arrives as a dict.
+    data = data.copy() if isinstance(data, QueryDict) else dict(data)
     for name in secret_fields(form_class):
         if name in clear:
             data[name] = ""

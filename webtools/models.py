@@ -52,7 +52,7 @@ class PluginOptions(SecretsMixin):
         ordering = ["plugin"]
 
     def __str__(self) -> str:
-        from .plugins import get_plugin
+        from .host import get_plugin
 
         plugin = get_plugin(self.plugin)
         return str(plugin.name) if plugin else self.plugin

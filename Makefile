@@ -1,0 +1,33 @@
+# The two commands of the README: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): requirements.txt requirements-dev.txt setup.cfg pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+demo: $(STAMP)
+	DEBUG=true $(BIN)/python manage.py migrate --noinput
+	DEBUG=true $(BIN)/python -c "import os, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'project.settings'); django.setup(); from project.demo import ensure_superuser; ensure_superuser()"
+	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+
+lint: $(STAMP)
+	$(BIN)/flake8 webtools project tests bench manage.py
+
+test: lint
+	$(BIN)/python -m pytest
+
+bench: $(STAMP)
+	$(BIN)/python -m pip install --quiet -r bench/requirements.txt
+	$(BIN)/python bench/guard_overhead.py
+	$(BIN)/python bench/extract.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info

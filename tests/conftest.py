@@ -1,0 +1,31 @@
+"""Shared fixtures."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from django.apps import apps
+
+#: ``../shared/corpora`` beside the project: read in place, never copied.
+CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+
+@pytest.fixture
+def use_plugins():
+    """Replace the installed plugins for one test: ``use_plugins(DemoPlugin(), ...)``."""
+    config = apps.get_app_config("webtools")
+    saved = config.plugins
+
+    def install(*plugins):
+        config.plugins = {plugin.id: plugin for plugin in plugins}
+        return config.plugins
+
+    yield install
+    config.plugins = saved
+
+
+@pytest.fixture
+def demo_plugins(use_plugins):
+    from tests.plugins import DemoPlugin, QuietPlugin
+
+    return use_plugins(DemoPlugin(), QuietPlugin())

@@ -1,0 +1,158 @@
+"""The operator's side: plugin options (with write-only secrets) and a view of users' choices."""
+from __future__ import annotations
+
+import copy
+
+from django import forms
+from django.contrib import admin, messages
+from django.utils.translation import gettext_lazy as _
+
+from .exceptions import WebtoolsConfigurationError
+from .forms import decorate_form
+from .host import get_plugin, get_plugins, load_options, validate_settings
+from .models import PluginOptions, UserPluginSettings, UserToolSetting
+from .runtime import SecretField
+
+
+class PluginOptionsAdminForm(forms.ModelForm):
+    """The plugin's own options form, rendered in the admin; secrets are write-only.
+
+    A blank secret keeps the stored one; "clear" removes it. Validation is the plugin form's, run
+    over what will be in force, so its cross-field rules see stored secrets too.
+    """
+
+    plugin_form: type[forms.Form]
+
+    class Meta:
+        model = PluginOptions
+        fields: list[str] = []
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        plugin = get_plugin(self.instance.plugin)
+        stored = {**plugin.default_options(), **(self.instance.values or {})}
+        try:
+            secrets_set = self.instance.secrets_set()
+        except WebtoolsConfigurationError:
+            secrets_set = {}
+        for name, field in self.fields.items():
+            if isinstance(field, SecretField):
+                field.help_text = (
+                    _("A value is set and hidden. Leave blank to keep it.") if secrets_set.get(name) else _("Not set.")
+                )
+            elif name in stored and not name.endswith("_clear"):
+                field.initial = stored[name]
+        rules = dict(plugin.show_when)
+        for name in list(rules):
+            if f"{name}_clear" in self.fields:
+                rules[f"{name}_clear"] = rules[name]
+        decorate_form(self, rules)
+
+    def clean(self):
+        cleaned = super().clean()
+        try:
+            stored_secrets = self.instance.get_secrets()
+        except WebtoolsConfigurationError:
+            stored_secrets = {}
+        clear = [name for name in self.plugin_form.base_fields if self.cleaned_data.get(f"{name}_clear")]
+        self.checked = validate_settings(self.plugin_form, self.data, stored_secrets, clear)
+        for field, errors in self.checked.form.errors.items():
+            target = None if field == "__all__" else field
+            if target is None or target not in self._errors:
+                for error in errors:
+                    self.add_error(target, error)
+        return cleaned
+
+    def save(self, commit=True):
+        self.instance.values = self.checked.values
+        self.instance.set_secrets(self.checked.secrets)
+        return super().save(commit)
+
+
+def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
+    attrs: dict = {"plugin_form": plugin.options_form}
+    for name, field in plugin.options_form.base_fields.items():
+        attrs[name] = copy.deepcopy(field)
+        if isinstance(field, SecretField):
+            attrs[f"{name}_clear"] = forms.BooleanField(
+                required=False, label=_("Clear %(field)s") % {"field": field.label or name}
+            )
+    return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
+
+
+@admin.register(PluginOptions)
+class PluginOptionsAdmin(admin.ModelAdmin):
+    """One row per listed plugin with options; rows are created on first view, never by hand."""
+
+    list_display = ("__str__", "plugin", "status", "updated_at")
+    readonly_fields = ()
+
+    class Media:
+        js = ("webtools/show_when.js",)
+
+    def has_add_permission(self, request):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        for plugin_id, plugin in get_plugins().items():
+            if plugin.options_form is not None:
+                PluginOptions.objects.get_or_create(plugin=plugin_id)
+        return super().changelist_view(request, extra_context)
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).filter(plugin__in=list(get_plugins()))
+
+    def get_form(self, request, obj=None, change=False, **kwargs):
+        plugin = get_plugin(obj.plugin) if obj else None
+        if plugin is None or plugin.options_form is None:
+            return super().get_form(request, obj, change=change, fields=[], **kwargs)
+        return options_admin_form(plugin)
+
+    def get_fieldsets(self, request, obj=None):
+        form = self.get_form(request, obj)
+        return [(None, {"fields": list(form.base_fields)})]
+
+    @admin.display(description=_("status"))
+    def status(self, obj: PluginOptions) -> str:
+        plugin = get_plugin(obj.plugin)
+        if plugin is None or plugin.options_form is None:
+            return "—"
+        loaded = load_options(plugin, obj)
+        return str(_("configured")) if loaded.configured else str(_("needs attention"))
+
+    def save_model(self, request, obj, form, change):
+        super().save_model(request, obj, form, change)
+        messages.info(request, _("Options saved; they apply from the next turn."))
+
+
+@admin.register(UserToolSetting)
+class UserToolSettingAdmin(admin.ModelAdmin):
+    list_display = ("user", "tool", "enabled", "updated_at")
+    list_filter = ("tool", "enabled")
+    search_fields = ("user__username", "tool")
+    raw_id_fields = ("user",)
+
+
+@admin.register(UserPluginSettings)
+class UserPluginSettingsAdmin(admin.ModelAdmin):
+    """Users' plugin settings, read only: the user owns them; their secrets show only as set or not."""
+
+    list_display = ("user", "plugin", "updated_at")
+    list_filter = ("plugin",)
+    search_fields = ("user__username",)
+    fields = ("user", "plugin", "values", "secrets_set_display", "updated_at")
+    readonly_fields = fields
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    @admin.display(description=_("secrets set"))
+    def secrets_set_display(self, obj: UserPluginSettings) -> str:
+        try:
+            names = sorted(obj.secrets_set())
+        except WebtoolsConfigurationError:
+            return str(_("cannot be decrypted with the configured keys"))
+        return ", ".join(names) or "—"

@@ -1,0 +1,39 @@
+"""DRF serializers of the settings API."""
+from __future__ import annotations
+
+from rest_framework import serializers
+
+
+class StrictBooleanField(serializers.BooleanField):
+    """Only JSON ``true`` or ``false``: "yes", 1 or "false" as text are errors, not guesses."""
+
+    default_error_messages = {"invalid": "Must be true or false."}
+
+    def to_internal_value(self, data):
+        if isinstance(data, bool):
+            return data
+        self.fail("invalid")
+
+
+class ToolSwitchSerializer(serializers.Serializer):
+    enabled = StrictBooleanField()
+
+
+class ToolStateSerializer(serializers.Serializer):
+    name = serializers.CharField()
+    description = serializers.CharField()
+    enabled = serializers.BooleanField()
+    userToggle = serializers.BooleanField()  # noqa: N815  (the API's JSON spelling)
+
+
+class PluginSettingsSerializer(serializers.Serializer):
+    id = serializers.CharField()
+    name = serializers.CharField()
+    settings = serializers.DictField(help_text="The user's settings, secrets left out.", allow_null=True)
+    secrets = serializers.DictField(
+        child=serializers.BooleanField(), help_text="Whether each secret field is set; values are never returned."
+    )
+    schema = serializers.DictField(
+        allow_null=True, help_text="JSON Schema of the settings; x-show-when says when a field applies."
+    )
+    tools = ToolStateSerializer(many=True)

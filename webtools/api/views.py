@@ -1,0 +1,176 @@
+"""The settings API for chat clients: per-user tool switches and plugin settings."""
+from __future__ import annotations
+
+from django.http import Http404
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.permissions import IsAuthenticated
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ..exceptions import WebtoolsConfigurationError
+from ..forms import form_json_schema
+from ..host import build_registry, get_plugin, get_plugins, validate_settings
+from ..models import UserPluginSettings, UserToolSetting
+from ..runtime import secret_fields
+from .serializers import PluginSettingsSerializer, ToolSwitchSerializer
+
+
+def _stored(user, plugin_id: str) -> UserPluginSettings | None:
+    return UserPluginSettings.objects.filter(user=user, plugin=plugin_id).first()
+
+
+def _stored_secrets(row: UserPluginSettings | None) -> dict[str, str]:
+    if row is None:
+        return {}
+    try:
+        return row.get_secrets()
+    except WebtoolsConfigurationError:
+        return {}  # the key that wrote them is gone: they count as not set
+
+
+def plugin_entries(user) -> list[dict]:
+    """Each plugin that has user settings or a switchable tool, as the API shows it."""
+    registry, _ingesters, loaded = build_registry()
+    choices = dict(UserToolSetting.objects.filter(user=user).values_list("tool", "enabled"))
+    rows = {row.plugin: row for row in UserPluginSettings.objects.filter(user=user)}
+    entries = []
+    for plugin_id, plugin in get_plugins().items():
+        form = plugin.user_settings_form(loaded[plugin_id].effective)
+        tools = registry.tools_of(plugin_id)
+        if form is None and not any(tool.user_toggle for tool in tools):
+            continue
+        entry = {
+            "id": plugin_id,
+            "name": str(plugin.name),
+            "settings": None,
+            "secrets": {},
+            "schema": None,
+            "tools": [
+                {
+                    "name": tool.name,
+                    "description": tool.description,
+                    "enabled": tool.is_enabled(choices.get(tool.name)),
+                    "userToggle": tool.user_toggle,
+                }
+                for tool in tools
+            ],
+        }
+        if form is not None:
+            row = rows.get(plugin_id)
+            secret_names = secret_fields(form)
+            defaults = {
+                name: (f.initial() if callable(f.initial) else f.initial)
+                for name, f in form.base_fields.items()
+                if name not in secret_names
+            }
+            stored_values = row.values if row else {}
+            entry["settings"] = {**defaults, **{k: v for k, v in stored_values.items() if k in defaults}}
+            present = _stored_secrets(row)
+            entry["secrets"] = {name: bool(present.get(name)) for name in secret_names}
+            entry["schema"] = form_json_schema(form, plugin.show_when)
+        entries.append(entry)
+    return entries
+
+
+class PluginSettingsListView(APIView):
+    """``GET /api/plugins/settings``."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(responses=PluginSettingsSerializer(many=True), summary="The user's plugin settings and tools")
+    def get(self, request):
+        return Response(plugin_entries(request.user))
+
+
+class ToolSwitchView(APIView):
+    """``PUT /api/plugins/<plugin>/tools/<tool>`` with ``{"enabled": bool}``."""
+
+    permission_classes = [IsAuthenticated]
+
+    @extend_schema(
+        request=ToolSwitchSerializer,
+        responses={
+            200: ToolSwitchSerializer,
+            400: OpenApiResponse(description="Not a boolean, or the tool cannot be switched by users."),
+            404: OpenApiResponse(description="No such plugin, or the plugin did not register that tool."),
+        },
+        summary="Switch a tool on or off for the user",
+    )
+    def put(self, request, plugin_id: str, tool_name: str):
+        if get_plugin(plugin_id) is None:
+            raise Http404("No such plugin.")
+        registry, _ingesters, _loaded = build_registry()
+        tool = registry.get(tool_name)
+        if tool is None or registry.owner(tool_name) != plugin_id:
+            raise Http404("This plugin has no such tool.")
+        if not tool.user_toggle:
+            return Response(
+                {"detail": f"{tool_name} cannot be switched by users."}, status=status.HTTP_400_BAD_REQUEST
+            )
+        serializer = ToolSwitchSerializer(data=request.data)
+        serializer.is_valid(raise_exception=True)
+        enabled = serializer.validated_data["enabled"]
+        UserToolSetting.objects.update_or_create(user=request.user, tool=tool_name, defaults={"enabled": enabled})
+        return Response({"enabled": enabled})
+
+
+class UserPluginSettingsView(APIView):
+    """``PUT`` and ``DELETE /api/plugins/<plugin>/settings``.
+
+    PUT replaces the plain values. A secret field absent from the body keeps its stored value, a
+    string replaces it, and ``null`` or ``""`` clears it.
+    """
+
+    permission_classes = [IsAuthenticated]
+
+    def _form(self, plugin_id: str):
+        plugin = get_plugin(plugin_id)
+        if plugin is None:
+            raise Http404("No such plugin.")
+        _registry, _ingesters, loaded = build_registry()
+        form = plugin.user_settings_form(loaded[plugin_id].effective)
+        if form is None:
+            raise Http404("This plugin has no user settings.")
+        return form
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT, 400: OpenApiResponse(description="Field errors, by field.")},
+        summary="Store the user's settings of a plugin",
+    )
+    def put(self, request, plugin_id: str):
+        form = self._form(plugin_id)
+        body = request.data
+        if not isinstance(body, dict):
+            return Response({"detail": "Send a JSON object."}, status=status.HTTP_400_BAD_REQUEST)
+        unknown = sorted(set(body) - set(form.base_fields))
+        if unknown:
+            return Response({name: ["Unknown field."] for name in unknown}, status=status.HTTP_400_BAD_REQUEST)
+        secret_names = secret_fields(form)
+        bad_secrets = {n: ["Must be text or null."] for n in secret_names if n in body and not _is_text_or_null(body[n])}
+        if bad_secrets:
+            return Response(bad_secrets, status=status.HTTP_400_BAD_REQUEST)
+        row = _stored(request.user, plugin_id)
+        clear = [name for name in secret_names if name in body and not body[name]]
+        data = {k: v for k, v in body.items() if not (k in secret_names and v is None)}
+        checked = validate_settings(form, data, _stored_secrets(row), clear)
+        if not checked.is_valid():
+            return Response(checked.errors, status=status.HTTP_400_BAD_REQUEST)
+        row = row or UserPluginSettings(user=request.user, plugin=plugin_id)
+        row.values = checked.values
+        row.set_secrets(checked.secrets)
+        row.save()
+        entry = next(e for e in plugin_entries(request.user) if e["id"] == plugin_id)
+        return Response(entry)
+
+    @extend_schema(responses={204: None}, summary="Clear the user's settings of a plugin (tool switches stay)")
+    def delete(self, request, plugin_id: str):
+        self._form(plugin_id)
+        UserPluginSettings.objects.filter(user=request.user, plugin=plugin_id).delete()
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+
+def _is_text_or_null(value) -> bool:
+    return value is None or isinstance(value, str)
