@@ -27,7 +27,9 @@ class DemoOptionsForm(forms.Form):
 
 
 class DemoUserForm(forms.Form):
-    mode = forms.ChoiceField(choices=[("default", "Default"), ("plain", "Plain"), ("keyed", "Keyed")], initial="default")
+    mode = forms.ChoiceField(
+        choices=[("default", "Default"), ("plain", "Plain"), ("keyed", "Keyed")], initial="default"
+    )
     api_key = SecretField(label="Your API key")
     nickname = forms.CharField(required=False, max_length=20)
 

@@ -23,7 +23,9 @@ class WebtoolsConfig(AppConfig):
             try:
                 cls = import_string(path) if isinstance(path, str) else path
             except ImportError as err:
-                raise WebtoolsConfigurationError(f'WEBTOOLS["PLUGINS"] lists {path!r}, which cannot be imported.') from err
+                raise WebtoolsConfigurationError(
+                    f'WEBTOOLS["PLUGINS"] lists {path!r}, which cannot be imported.'
+                ) from err
             plugin = cls() if isinstance(cls, type) else cls
             if not isinstance(plugin, Plugin) or not plugin.id:
                 raise WebtoolsConfigurationError(f"{path!r} is not a webtools Plugin with an id.")

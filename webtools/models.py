@@ -62,7 +62,10 @@ class UserToolSetting(models.Model):
     """A user's choice to switch a tool on or off; honoured only for tools with ``user_toggle``."""
 
     user = models.ForeignKey(
-        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="webtools_tool_settings", verbose_name=_("user")
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        related_name="webtools_tool_settings",
+        verbose_name=_("user"),
     )
     tool = models.CharField(_("tool"), max_length=100)
     enabled = models.BooleanField(_("enabled"))

@@ -149,7 +149,11 @@ class UserPluginSettingsView(APIView):
         if unknown:
             return Response({name: ["Unknown field."] for name in unknown}, status=status.HTTP_400_BAD_REQUEST)
         secret_names = secret_fields(form)
-        bad_secrets = {n: ["Must be text or null."] for n in secret_names if n in body and not _is_text_or_null(body[n])}
+        bad_secrets = {
+            name: ["Must be text or null."]
+            for name in secret_names
+            if name in body and not _is_text_or_null(body[name])
+        }
         if bad_secrets:
             return Response(bad_secrets, status=status.HTTP_400_BAD_REQUEST)
         row = _stored(request.user, plugin_id)

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from webtools.exceptions import TurnError, WebtoolsConfigurationError
 
 if TYPE_CHECKING:
-    from .context import ToolContext
+    from .context import ToolContext  # noqa: F401  (used in the Handler alias)
 
 Handler = Callable[[dict, "ToolContext"], Any]
 
