@@ -18,6 +18,7 @@ from django.http import QueryDict
 from . import conf
 from .exceptions import WebtoolsConfigurationError
 from .runtime import Ingesters, Plugin, PluginSetup, Registry, Turn, secret_fields
+from .signals import send_call_signals
 
 logger = logging.getLogger("webtools.host")
 
@@ -237,4 +238,5 @@ def start_turn(
         settings=settings_by_plugin,
         secrets=secrets,
         user_agent=agent,
+        on_call=send_call_signals,
     )

@@ -117,6 +117,16 @@ class ToolContext:
     ingesters: Ingesters
     settings: Mapping[str, Any] = field(default_factory=dict)
     user_agent: str = "webtools"
+    #: Facts about this call for the audit trail (``engine``, ``host``, ``status``...), set with ``audit``.
+    audit_details: dict = field(default_factory=dict)
+
+    def audit(self, **details: Any) -> None:
+        """Record facts about this call for the operator's audit signals and logs.
+
+        Never pass a key, a query's secret-looking text or a page's content: only names, hosts, counts
+        and statuses.
+        """
+        self.audit_details.update(details)
 
     def cite(self, url: str, title: str | None = None) -> None:
         """Add a source link to the reply: http(s) only, each URL once, the title cut to 300 graphemes."""

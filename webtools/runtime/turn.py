@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 import traceback
 import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import jsonschema
@@ -49,6 +50,7 @@ class Turn:
         settings: Mapping[str, Mapping[str, Any]] | None = None,
         secrets: Iterable[str] = (),
         user_agent: str = "webtools",
+        on_call: Callable[[ToolResult, dict], None] | None = None,
     ) -> None:
         self.registry = registry
         self.ingesters = ingesters or Ingesters()
@@ -62,6 +64,7 @@ class Turn:
         self.user_agent = user_agent
         self._settings = settings or {}
         self._secrets = frozenset(s for s in secrets if s)
+        self._on_call = on_call
         self._caches: dict[str, dict] | None = {}
         self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
         self._offered = {tool.name: tool for tool in self.tools}
@@ -79,8 +82,37 @@ class Turn:
     # -- running calls ---------------------------------------------------------------------------
 
     def call(self, name: str, input: Any, call_id: str | None = None) -> ToolResult:
-        """Run one tool call; the result holds the raw output and the text the model sees."""
-        call_id = call_id or uuid.uuid4().hex
+        """Run one tool call; the result holds the raw output and the text the model sees.
+
+        ``on_call(result, event)`` (given at construction) hears of every call, with ``event`` holding
+        ``tool``, ``plugin``, ``user``, ``conversation``, ``duration_ms``, ``outcome`` (``ok``,
+        ``error`` or ``cancelled``) and the details the tool recorded with ``ctx.audit``.
+        """
+        started = time.monotonic()
+        details: dict = {}
+        result = self._call(name, input, call_id or uuid.uuid4().hex, details)
+        if self._on_call is not None:
+            outcome = "ok" if not result.is_error else "error"
+            if result.is_error and self.signal.cancelled:
+                outcome = "cancelled"
+            event = {
+                "tool": name,
+                "plugin": self.registry.owner(name),
+                "user": self.user,
+                "conversation": self.conversation,
+                "duration_ms": round((time.monotonic() - started) * 1000, 1),
+                "outcome": outcome,
+                **details,
+            }
+            if result.is_error:
+                event["error"] = result.output["error"]
+            try:
+                self._on_call(result, event)
+            except Exception:
+                logger.exception("A receiver of tool call events failed.")
+        return result
+
+    def _call(self, name: str, input: Any, call_id: str, details: dict) -> ToolResult:
         tool = self._offered.get(name)
         if tool is None:
             return self._result(name, call_id, input, f"The tool {name!r} is not available in this turn.", None, [])
@@ -108,6 +140,7 @@ class Turn:
             ingesters=self.ingesters,
             settings=self._settings.get(self.registry.owner(name) or "", {}),
             user_agent=self.user_agent,
+            audit_details=details,
         )
         try:
             self.signal.raise_if_cancelled()
