@@ -108,3 +108,31 @@ def test_user_plugin_settings_page_shows_only_which_secrets_are_set(admin_client
     row.save()
     page = admin_client.get(reverse("admin:webtools_userpluginsettings_change", args=[row.pk])).content.decode()
     assert "users-own-key-123456" not in page and "api_key" in page
+
+
+def test_test_page_runs_a_call_with_the_saved_options_and_saves_nothing(admin_client):
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    assert 'href="%s"' % url in admin_client.get(change_url(row)).content.decode()
+    page = admin_client.get(url).content.decode()
+    assert '<option value="echo"' in page
+    response = admin_client.post(url, {"tool": "shout", "input": '{"text": "hey"}'})
+    assert '<pre id="test-output"' in response.content.decode() and "HEY" in response.content.decode()
+    row.refresh_from_db()
+    assert row.values == {"mode": "plain"}
+
+
+def test_test_page_shows_the_exact_error_without_the_key(admin_client):
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "keyed"})
+    row.set_secrets({"api_key": SECRET})
+    row.save()
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    page = admin_client.post(url, {"tool": "secret_echo", "input": "{}"}).content.decode()
+    assert "failed with key [redacted]" in page and SECRET not in page
+
+
+def test_test_page_refuses_input_that_is_not_a_json_object(admin_client):
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    page = admin_client.post(url, {"tool": "echo", "input": "[1, 2]"}).content.decode()
+    assert "Enter a JSON object." in page and "test-output" not in page

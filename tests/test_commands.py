@@ -80,3 +80,33 @@ def test_tools_lists_each_tool_with_whether_it_is_enabled_and_why(root):
     assert "\tenabled\t(default on; user can switch" in lines["echo"]
     assert "\tenabled\t(the default applies" in lines["fixed"]
     assert "\tdisabled\t(default off; fixed by the operator" in lines["secret_echo"]
+
+
+def test_check_reports_invalid_options_and_exits_1(root):
+    PluginOptions.objects.create(plugin="demo", values={"mode": "keyed"})
+    code, out = run("check", "--offline")
+    assert code == 1
+    assert "ERROR   Demo: api_key: The keyed mode needs an API key." in out
+    assert "OK      Quiet: options valid." in out
+
+
+def test_check_runs_each_plugins_test_call_and_passes_when_all_is_well(root, monkeypatch):
+    from tests.plugins import DemoPlugin
+
+    PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    monkeypatch.setattr(DemoPlugin, "test_input", lambda self, tool: {"text": "ping"} if tool == "shout" else None)
+    code, out = run("check")
+    assert code == 0, out
+    assert 'shout test call {"text": "ping"} succeeded.' in out and "0 error(s)" in out
+
+
+def test_check_reports_a_failing_test_call(root, monkeypatch):
+    from tests.plugins import DemoPlugin
+
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "keyed"})
+    row.set_secrets({"api_key": "operator-key-0123456789"})
+    row.save()
+    monkeypatch.setattr(DemoPlugin, "test_input", lambda self, tool: {} if tool == "secret_echo" else None)
+    code, out = run("check")
+    assert code == 1 and "secret_echo test call failed: failed with key [redacted]" in out
+    assert "operator-key-0123456789" not in out

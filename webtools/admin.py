@@ -2,14 +2,19 @@
 from __future__ import annotations
 
 import copy
+import json
 
 from django import forms
 from django.contrib import admin, messages
+from django.core.exceptions import PermissionDenied
+from django.http import Http404
+from django.template.response import TemplateResponse
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
-from .exceptions import WebtoolsConfigurationError
+from .exceptions import TurnError, WebtoolsConfigurationError
 from .forms import decorate_form
-from .host import get_plugin, get_plugins, load_options, validate_settings
+from .host import build_registry, get_plugin, get_plugins, load_options, start_turn, validate_settings
 from .models import PluginOptions, UserPluginSettings, UserToolSetting
 from .runtime import SecretField
 
@@ -80,9 +85,30 @@ def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
     return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
 
 
+class ToolTestForm(forms.Form):
+    tool = forms.ChoiceField(label=_("Tool"))
+    input = forms.CharField(label=_("Input (JSON)"), widget=forms.Textarea(attrs={"rows": 4, "cols": 60}))
+
+    def __init__(self, *args, tools=(), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["tool"].choices = [(t.name, t.name) for t in tools]
+
+    def clean_input(self):
+        try:
+            value = json.loads(self.cleaned_data["input"])
+        except json.JSONDecodeError as err:
+            raise forms.ValidationError(_("Not JSON: %(msg)s.") % {"msg": err.msg}) from None
+        if not isinstance(value, dict):
+            raise forms.ValidationError(_("Enter a JSON object."))
+        return value
+
+
 @admin.register(PluginOptions)
 class PluginOptionsAdmin(admin.ModelAdmin):
-    """One row per listed plugin with options; rows are created on first view, never by hand."""
+    """One row per listed plugin with options; rows are created on first view, never by hand.
+
+    The "Test" page runs one call of the plugin's tools with the saved options, as the operator.
+    """
 
     list_display = ("__str__", "plugin", "status", "updated_at")
     readonly_fields = ()
@@ -92,6 +118,51 @@ class PluginOptionsAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def get_urls(self):
+        opts = self.model._meta
+        test = path(
+            "<path:object_id>/test/",
+            self.admin_site.admin_view(self.test_view),
+            name=f"{opts.app_label}_{opts.model_name}_test",
+        )
+        return [test, *super().get_urls()]
+
+    def test_view(self, request, object_id):
+        obj = self.get_object(request, object_id)
+        if obj is None or get_plugin(obj.plugin) is None:
+            raise Http404("No such plugin options.")
+        if not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        plugin = get_plugin(obj.plugin)
+        registry, _ingesters, _loaded = build_registry()
+        tools = registry.tools_of(plugin.id)
+        first = tools[0].name if tools else ""
+        initial = {"tool": first, "input": json.dumps(plugin.test_input(first) or {})}
+        form = ToolTestForm(request.POST or None, tools=tools, initial=initial)
+        result = None
+        citations = []
+        if request.method == "POST" and form.is_valid():
+            try:
+                turn = start_turn(request.user, requested_tools=[form.cleaned_data["tool"]])
+            except TurnError as err:
+                form.add_error(None, str(err))
+            else:
+                with turn:
+                    result = turn.call(form.cleaned_data["tool"], form.cleaned_data["input"])
+                citations = turn.citations.as_list()
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": obj,
+            "title": _("Test %(plugin)s") % {"plugin": plugin.name},
+            "form": form,
+            "tools": tools,
+            "result": result,
+            "output_text": json.dumps(result.output, indent=2, ensure_ascii=False) if result else "",
+            "citations": citations,
+        }
+        return TemplateResponse(request, "admin/webtools/pluginoptions/test.html", context)
 
     def changelist_view(self, request, extra_context=None):
         for plugin_id, plugin in get_plugins().items():

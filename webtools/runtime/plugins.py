@@ -106,6 +106,11 @@ class Plugin:
         are then the form's initial values and the plugin should register tools that explain this.
         """
 
+    def test_input(self, tool_name: str) -> dict[str, Any] | None:
+        """An input that exercises ``tool_name`` against the real service, for the admin's "Test"
+        page and ``manage.py webtools check``; None when the tool has no harmless test call."""
+        return None
+
     def default_options(self) -> dict[str, Any]:
         """The options form's initial values."""
         if self.options_form is None:

@@ -23,6 +23,11 @@ class Command(BaseCommand):
         tools = sub.add_parser("tools", help="List each tool, whether it is enabled for the user, and why.")
         tools.add_argument("--user", help="Username (default: the first superuser).")
         sub.add_parser("rotate-keys", help="Re-encrypt every stored secret with the first encryption key.")
+        check = sub.add_parser(
+            "check", help="Validate keys, settings and every plugin's options, and try each plugin's test call."
+        )
+        check.add_argument("--user", help="Username to run the test calls as (default: the first superuser).")
+        check.add_argument("--offline", action="store_true", help="Skip the test calls (no request leaves).")
 
     def handle(self, *args, subcommand: str, **options):
         return getattr(self, "handle_" + subcommand.replace("-", "_"))(**options)
@@ -95,6 +100,60 @@ class Command(BaseCommand):
                 f"{tool.name}\t{'enabled' if enabled else 'disabled'}\t({why}; {toggle}; "
                 f"plugin {registry.owner(tool.name)})"
             )
+
+    def handle_check(self, user: str | None, offline: bool, **options):
+        from django.conf import settings
+
+        from webtools import crypto
+        from webtools.conf import get_setting
+        from webtools.host import build_registry, get_plugins, start_turn
+
+        report: list[tuple[str, str]] = []
+        problem = crypto.check_keys()
+        report.append(("error" if problem else "ok", problem or f"{len(crypto.configured_keys())} encryption key(s)."))
+        if get_setting("ALLOW_PRIVATE_NETWORKS"):
+            level = "warning" if settings.DEBUG else "error"
+            report.append((level, "ALLOW_PRIVATE_NETWORKS is on: the SSRF guard is off."))
+        if not get_setting("PUBLIC_URL"):
+            report.append(("warning", 'WEBTOOLS["PUBLIC_URL"] is empty: sites cannot learn who your bot is.'))
+        try:
+            registry, _ingesters, loaded = build_registry()
+        except WebtoolsConfigurationError as err:
+            report.append(("error", str(err)))
+            return self._finish(report)
+        for plugin_id, plugin in get_plugins().items():
+            opts = loaded[plugin_id]
+            if opts.configured:
+                report.append(("ok", f"{plugin.name}: options valid."))
+            else:
+                for field, messages in opts.errors.items():
+                    where = "" if field == "__all__" else f"{field}: "
+                    report.append(("error", f"{plugin.name}: {where}{' '.join(messages)}"))
+        if not offline:
+            account = self._user(user)
+            for plugin_id, plugin in get_plugins().items():
+                if not loaded[plugin_id].configured:
+                    continue
+                for tool in registry.tools_of(plugin_id):
+                    test_input = plugin.test_input(tool.name)
+                    if test_input is None:
+                        continue
+                    with start_turn(account, requested_tools=[tool.name]) as turn:
+                        result = turn.call(tool.name, test_input)
+                    if result.is_error:
+                        report.append(("error", f"{tool.name} test call failed: {result.output['error']}"))
+                    else:
+                        report.append(("ok", f"{tool.name} test call {json.dumps(test_input)} succeeded."))
+        return self._finish(report)
+
+    def _finish(self, report: list[tuple[str, str]]) -> None:
+        styles = {"ok": self.style.SUCCESS, "warning": self.style.WARNING, "error": self.style.ERROR}
+        for level, message in report:
+            self.stdout.write(styles[level](f"{level.upper():8}") + message)
+        errors = sum(1 for level, _ in report if level == "error")
+        self.stdout.write(f"{errors} error(s), {sum(1 for level, _ in report if level == 'warning')} warning(s).")
+        if errors:
+            raise SystemExit(1)
 
     def handle_rotate_keys(self, **options):
         from webtools.models import PluginOptions, UserPluginSettings
