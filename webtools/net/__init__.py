@@ -1,0 +1,43 @@
+"""Guarded HTTP: the one place in webtools that opens URLs chosen by users or the model.
+
+``client_for(allow_private_networks)`` gives the client a tool should use; ``HttpClient(policy=None)``
+is the plain client for URLs an administrator configured. See docs/security.md for the threat model.
+"""
+from __future__ import annotations
+
+from .client import ACCEPTED_CODINGS, CancelSignal, HttpClient, Response, client_for, system_resolver
+from .errors import (
+    AddressNotAllowed,
+    BodyTooLarge,
+    Cancelled,
+    ConnectionFailed,
+    FetchTimeout,
+    InvalidURL,
+    NetError,
+    RedirectNotAllowed,
+    TooManyRedirects,
+)
+from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, Rule, Verdict
+
+__all__ = [
+    "ACCEPTED_CODINGS",
+    "DEFAULT_POLICY",
+    "DEFAULT_RULES",
+    "AddressNotAllowed",
+    "AddressPolicy",
+    "BodyTooLarge",
+    "CancelSignal",
+    "Cancelled",
+    "ConnectionFailed",
+    "FetchTimeout",
+    "HttpClient",
+    "InvalidURL",
+    "NetError",
+    "RedirectNotAllowed",
+    "Response",
+    "Rule",
+    "TooManyRedirects",
+    "Verdict",
+    "client_for",
+    "system_resolver",
+]
