@@ -1,7 +1,309 @@
-"""The web search plugin (issue 4 fills it in)."""
-from webtools.runtime import Plugin
+"""The web search plugin: the ``web_search`` tool over the operator's engine or each user's own.
+
+Who searches with what (resolution):
+
+1. User engine ``default``, or user engines off: the operator's engine, key and base URL, reached with
+   the plain client (``ctx.http``): the operator chose those URLs.
+2. Any other user engine: the user's key and base URL; when the user picked the operator's engine, the
+   operator's values fill the blanks. A user's base URL is reached with the guarded client
+   (``ctx.fetch``), so it cannot point at the server's private network.
+
+The operator's engine and key serve only users holding a role in ``admin_engine_roles``; for anyone
+else they never fill a blank either.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+from webtools.conf import get_setting
+from webtools.exceptions import ToolError
+from webtools.runtime import Plugin, PluginSetup, Tool, ToolContext
+
+from . import search as shared
+from .engines import ENGINES
+from .engines.base import ALLOWED_DOMAINS, BLOCKED_DOMAINS, FRESHNESS, Engine, Search
+from .forms import DEFAULT, build_options_form, build_user_settings_form, missing_fields, show_when
+
+logger = logging.getLogger("webtools.web_search")
+
+TOOL_NAME = "web_search"
+DESCRIPTION = "Search the web. Returns a title, URL, and snippet for each result."
+FRESHNESS_VALUES = ("day", "week", "month", "year")
+MAX_QUERY = 400
+
+NOT_SET_UP = "Web search is not set up yet: the operator has to choose a search engine first."
+NEEDS_OWN_ENGINE = "Add your own search engine in the web search settings to search the web."
+NOT_AVAILABLE = "Web search isn't available to you."
+SECRET_QUERY = (
+    "The query was not sent: it holds a long run of letters and digits that could be a key or token "
+    "from the conversation. Search with ordinary words."
+)
+#: 40 or more key-like characters in a row: what API keys, tokens and base64 secrets look like.
+_SECRET_RUN = re.compile(r"[A-Za-z0-9+/_=-]{40,}")
+
+
+@dataclass(frozen=True)
+class _Choice:
+    """The engine a call uses, with its values and the client that reaches it."""
+
+    engine: Engine
+    api_key: str
+    base_url: str
+    extra: dict[str, str]
+    guarded: bool
 
 
 class WebSearchPlugin(Plugin):
+    """Registers ``web_search``. ``engines`` defaults to ``engines.ENGINES``; everything (the option
+    choices, form rules, ``show_when``, messages) derives from it, so a test engine passed in works."""
+
     id = "web_search"
-    name = "Web search"
+    name = _("Web search")
+
+    def __init__(self, engines: Sequence[Engine] | None = None) -> None:
+        self.engines: tuple[Engine, ...] = tuple(ENGINES if engines is None else engines)
+        ids = [e.id for e in self.engines]
+        if len(set(ids)) != len(ids) or DEFAULT in ids:
+            raise ValueError(f"Engine ids must be unique and not {DEFAULT!r}: {ids}")
+        self.by_id = {e.id: e for e in self.engines}
+        self.options_form = build_options_form(self.engines)
+        self.show_when = show_when(self.engines)
+
+    def user_settings_form(self, options: Mapping[str, Any]) -> type[forms.Form] | None:
+        if not options.get("user_engines", True):
+            return None
+        return build_user_settings_form(self.engines, options)
+
+    def test_input(self, tool_name: str) -> dict[str, Any] | None:
+        return {"query": "Django web framework"} if tool_name == TOOL_NAME else None
+
+    # -- the tool ------------------------------------------------------------------------------
+
+    def setup(self, setup: PluginSetup) -> None:
+        options = dict(setup.options)
+        if not setup.configured or options.get("engine") not in self.by_id:
+            setup.register_tool(
+                Tool(
+                    name=TOOL_NAME,
+                    description=DESCRIPTION,
+                    input_schema=self.input_schema(shared_max(options)),
+                    handler=_not_set_up,
+                    default_enabled=False,
+                    user_toggle=bool(options.get("user_toggle", True)),
+                    untrusted=True,
+                )
+            )
+            return
+
+        def handler(input: dict, ctx: ToolContext) -> dict:
+            return self.search(options, input, ctx)
+
+        setup.register_tool(
+            Tool(
+                name=TOOL_NAME,
+                description=self.description(self.by_id[options["engine"]]),
+                input_schema=self.input_schema(shared_max(options)),
+                handler=handler,
+                default_enabled=bool(options["enabled_by_default"]),
+                user_toggle=bool(options["user_toggle"]),
+                untrusted=True,
+            )
+        )
+
+    @staticmethod
+    def description(engine: Engine) -> str:
+        """The seed's description followed by the operator's engine's operators (fixed at startup: a
+        user who picks another engine sees the operator's list)."""
+        if engine.operators:
+            return f"{DESCRIPTION} Supported operators: {', '.join(engine.operators)}."
+        return DESCRIPTION
+
+    @staticmethod
+    def input_schema(max_results: int) -> dict:
+        domains = {
+            "type": "array",
+            "items": {"type": "string", "minLength": 1, "maxLength": 253},
+            "maxItems": 50,
+        }
+        return {
+            "type": "object",
+            "properties": {
+                "query": {
+                    "type": "string",
+                    "minLength": 1,
+                    "maxLength": MAX_QUERY,
+                    "description": "What to search for.",
+                },
+                "freshness": {
+                    "type": "string",
+                    "enum": list(FRESHNESS_VALUES),
+                    "description": "Only results published within the last day, week, month or year.",
+                },
+                "allowed_domains": {
+                    **domains,
+                    "description": "Only results from these domains (such as example.com) and their "
+                    "subdomains.",
+                },
+                "blocked_domains": {
+                    **domains,
+                    "description": "No results from these domains or their subdomains.",
+                },
+                "max_results": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": max_results,
+                    "description": f"How many results to return, at most {max_results}.",
+                },
+            },
+            "required": ["query"],
+            "additionalProperties": False,
+        }
+
+    def search(self, options: Mapping[str, Any], input: Mapping[str, Any], ctx: ToolContext) -> dict:
+        """One ``web_search`` call under ``options`` (the operator's validated options)."""
+        query = str(input.get("query") or "").strip()
+        if not query:
+            raise ToolError("The query is empty.")
+        if len(query) > MAX_QUERY:
+            raise ToolError(f"The query is longer than {MAX_QUERY} characters.")
+        if _SECRET_RUN.search(query):
+            raise ToolError(SECRET_QUERY)
+        freshness = input.get("freshness") or None
+        if freshness is not None and freshness not in FRESHNESS_VALUES:
+            raise ToolError(f"freshness must be one of {', '.join(FRESHNESS_VALUES)}.")
+        allowed = _domains(input.get("allowed_domains"), "allowed_domains")
+        blocked = tuple(
+            dict.fromkeys(
+                [
+                    *options.get("blocked_domains", ()),
+                    *_domains(input.get("blocked_domains"), "blocked_domains"),
+                ]
+            )
+        )
+        limit = shared_max(options)
+        count = min(int(input.get("max_results") or limit), limit)
+
+        choice = self.resolve(options, ctx)
+        engine = choice.engine
+        ctx.audit(engine=engine.id)
+        post_filtered = (allowed and ALLOWED_DOMAINS not in engine.supports) or (
+            blocked and BLOCKED_DOMAINS not in engine.supports
+        )
+        # Domains the engine cannot filter are applied to its answer, so ask for a full page.
+        wanted = engine.max_count if post_filtered else min(count, engine.max_count)
+        overrides = get_setting("ENGINE_URLS") or {}
+        request = Search(
+            query=query,
+            count=wanted,
+            endpoint=overrides.get(engine.id) or engine.endpoint,
+            api_key=choice.api_key,
+            base_url=choice.base_url,
+            freshness=freshness,
+            safe_search=options.get("safe_search") or "moderate",
+            country=options.get("country") or "",
+            allowed_domains=allowed,
+            blocked_domains=blocked,
+            extra=choice.extra,
+        )
+        client = ctx.fetch if choice.guarded else ctx.http
+        secrets = [s for s in (options.get("api_key"), choice.api_key) if s]
+        raw = shared.run(engine, request, client, ctx, secrets=secrets)
+        results, filtered = shared.clean_results(
+            raw, count=count, allowed_domains=allowed, blocked_domains=blocked
+        )
+
+        ctx.audit(results=len(results))
+        for result in results:
+            ctx.cite(result["url"], result["title"])
+        output: dict[str, Any] = {"results": results}
+        notes = []
+        if freshness and FRESHNESS not in engine.supports:
+            notes.append(
+                f"{engine.name} cannot limit results by date, so freshness was not applied; "
+                "check the published dates."
+            )
+        if filtered and post_filtered:
+            notes.append(
+                f"{engine.name} does not filter by domain, so {filtered} results from other domains "
+                "were removed after the search."
+            )
+        if notes:
+            output["notes"] = notes
+        return output
+
+    def resolve(self, options: Mapping[str, Any], ctx: ToolContext) -> _Choice:
+        """The engine for this call (rules 1 and 2 of the module docstring), or a ToolError saying what
+        the user must add."""
+        user_engines = bool(options.get("user_engines"))
+        settings = dict(ctx.settings or {}) if user_engines else {}
+        may_use_admin = bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
+        admin_engine = self.by_id[options["engine"]]
+        picked = settings.get("engine") or DEFAULT
+
+        if picked == DEFAULT:
+            if not may_use_admin:
+                raise ToolError(NEEDS_OWN_ENGINE if user_engines else NOT_AVAILABLE)
+            return _Choice(
+                admin_engine,
+                options.get("api_key") or "",
+                options.get("base_url") or "",
+                {name: options.get(name) or "" for name in admin_engine.extra_fields},
+                guarded=False,
+            )
+
+        engine = self.by_id.get(picked)
+        if engine is None:
+            raise ToolError(
+                "The search engine in your web search settings is no longer offered; pick another one."
+            )
+        values = {name: settings.get(name) or "" for name in ("api_key", "base_url", *engine.extra_fields)}
+        user_base_url = bool(values["base_url"])
+        if engine is admin_engine and may_use_admin:
+            for name in values:
+                values[name] = values[name] or options.get(name) or ""
+        missing = missing_fields(engine, values)
+        if missing:
+            raise ToolError(f"Add your {engine.name} {missing[0][1]} in the web search settings.")
+        return _Choice(
+            engine,
+            values["api_key"] if engine.needs_key else "",
+            values["base_url"] if engine.needs_base_url else "",
+            {name: values[name] for name in engine.extra_fields},
+            guarded=engine.needs_base_url and user_base_url,
+        )
+
+
+def shared_max(options: Mapping[str, Any]) -> int:
+    try:
+        return max(1, min(int(options.get("max_results") or 5), 20))
+    except (TypeError, ValueError):
+        return 5
+
+
+def _domains(value: Any, field: str) -> tuple[str, ...]:
+    if not value:
+        return ()
+    if not isinstance(value, (list, tuple)):
+        raise ToolError(f"{field} must be a list of domain names.")
+    out = []
+    for entry in value:
+        domain = shared.normalize_domain(entry) if isinstance(entry, str) else None
+        if domain is None:
+            raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.")
+        out.append(domain)
+    return tuple(dict.fromkeys(out))
+
+
+def _not_set_up(input: dict, ctx: ToolContext) -> dict:
+    raise ToolError(NOT_SET_UP)
+
+
+__all__ = ["WebSearchPlugin"]

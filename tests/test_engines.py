@@ -1,0 +1,416 @@
+"""Each engine adapter: the request it builds (checked against the engine's public docs) and how it
+reads a recorded answer, an empty answer, a malformed one and its error bodies."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from webtools.plugins.web_search.engines import ENGINES
+from webtools.plugins.web_search.engines.base import ResponseError, Search
+from webtools.plugins.web_search.search import SNIPPET_CHARACTERS, clean_results, http_error
+
+FIXTURES = Path(__file__).parent / "fixtures" / "search"
+BY_ID = {engine.id: engine for engine in ENGINES}
+KEY = "test-key-0123456789"
+
+#: What every recorded answer turns into: HTML and entities gone, the long snippet cut, the ftp:// URL
+#: and the repeated djangoproject.com URL dropped.
+EXPECTED = [
+    ("Django & the web", "https://www.djangoproject.com/"),
+    ("Django documentation | Django", "https://docs.djangoproject.com/en/5.2/"),
+    ("A very long page", "https://example.net/long"),
+    ("About Python", "https://www.python.org/about/"),
+]
+
+
+def fixture(name: str) -> str:
+    return (FIXTURES / name).read_text()
+
+
+def recorded(engine_id: str) -> str:
+    return fixture(f"{engine_id}.html" if engine_id == "duckduckgo" else f"{engine_id}.json")
+
+
+def search(**kwargs) -> Search:
+    values = {"query": "django orm", "count": 5, "endpoint": "https://engine.test/search", "api_key": KEY}
+    values.update(kwargs)
+    return Search(**values)
+
+
+# -- recorded answers ---------------------------------------------------------------------------------
+
+
+def test_every_listed_engine_has_a_recorded_response():
+    missing = [
+        e.id
+        for e in ENGINES
+        if not (FIXTURES / (e.id + (".html" if e.id == "duckduckgo" else ".json"))).exists()
+    ]
+    assert missing == []
+
+
+@pytest.mark.parametrize("engine_id", sorted(BY_ID))
+def test_engine_maps_recorded_response_to_clean_results(engine_id):
+    raw = BY_ID[engine_id].parse(recorded(engine_id))
+    assert len(raw) == 6  # the adapter keeps everything; cleaning is shared
+
+    results, _ = clean_results(raw, count=10)
+
+    assert [(r["title"], r["url"]) for r in results] == EXPECTED
+    docs = results[1]["snippet"]
+    assert docs == 'Everything you need to know about Django — "batteries included" © DSF'
+    assert results[0]["snippet"] == "The web framework for perfectionists with deadlines."
+    long = results[2]["snippet"]
+    assert len(long) == SNIPPET_CHARACTERS and long.endswith("…")
+    assert "&amp;" not in long and "&" in long
+    assert all("<" not in r["title"] + r["snippet"] for r in results)
+
+
+@pytest.mark.parametrize("engine_id", ["brave", "tavily", "searxng", "kagi", "exa"])
+def test_engine_passes_on_published_dates(engine_id):
+    results, _ = clean_results(BY_ID[engine_id].parse(recorded(engine_id)), count=10)
+    assert results[0]["published"] == "2024-05-01T00:00:00Z"
+    assert "published" not in results[2]
+
+
+def test_results_are_cut_to_the_count():
+    results, _ = clean_results(BY_ID["brave"].parse(recorded("brave")), count=2)
+    assert [r["url"] for r in results] == [url for _, url in EXPECTED[:2]]
+
+
+def test_kagi_skips_related_searches():
+    data = json.loads(recorded("kagi"))
+    assert data["data"][-1]["t"] == 1  # the recording holds a related-searches entry
+    assert all(r.title != "" for r in BY_ID["kagi"].parse(recorded("kagi")))
+    only_related = {"meta": {}, "data": [{"t": 1, "list": ["a", "b"]}]}
+    assert BY_ID["kagi"].parse(json.dumps(only_related)) == []
+
+
+def test_firecrawl_reads_v1_answers_too():
+    results, _ = clean_results(BY_ID["firecrawl"].parse(fixture("firecrawl_v1.json")), count=10)
+    assert [(r["title"], r["url"]) for r in results] == EXPECTED
+
+
+@pytest.mark.parametrize("engine_id,name", [("brave", "brave_empty.json"), ("google", "google_empty.json")])
+def test_engine_answer_without_results_is_an_empty_list(engine_id, name):
+    assert BY_ID[engine_id].parse(fixture(name)) == []
+
+
+# -- DuckDuckGo ---------------------------------------------------------------------------------------
+
+
+def test_duckduckgo_unwraps_redirect_links():
+    body = fixture("duckduckgo_redirect_links.html")
+    assert "//duckduckgo.com/l/?uddg=" in body
+    results, _ = clean_results(BY_ID["duckduckgo"].parse(body), count=10)
+    assert [(r["title"], r["url"]) for r in results] == EXPECTED
+
+
+def test_duckduckgo_skips_ads():
+    body = fixture("duckduckgo_ads.html")
+    assert "result--ad" in body and "y.js" in body
+    urls = [r.url for r in BY_ID["duckduckgo"].parse(body)]
+    assert urls == ["https://www.djangoproject.com/", "https://docs.djangoproject.com/en/5.2/"]
+
+
+def test_duckduckgo_block_page_is_an_error_not_an_empty_result():
+    with pytest.raises(ResponseError, match="DuckDuckGo blocked the search"):
+        BY_ID["duckduckgo"].parse(fixture("duckduckgo_block.html"))
+
+
+@pytest.mark.parametrize(
+    "body", ["", "not html at all", "<html><body><p>Service unavailable</p></body></html>"]
+)
+def test_duckduckgo_page_without_results_container_is_a_block(body):
+    with pytest.raises(ResponseError, match="DuckDuckGo blocked the search"):
+        BY_ID["duckduckgo"].parse(body)
+
+
+def test_duckduckgo_page_saying_no_results_is_an_empty_list():
+    assert BY_ID["duckduckgo"].parse(fixture("duckduckgo_no_results.html")) == []
+
+
+@pytest.mark.parametrize("status", [202, 403, 429, 500])
+def test_duckduckgo_non_200_is_a_block(status):
+    assert http_error(BY_ID["duckduckgo"], status, "").startswith("DuckDuckGo blocked the search")
+
+
+# -- request shapes -------------------------------------------------------------------------------------
+
+
+def test_duckduckgo_request_posts_the_query_as_a_form():
+    request = BY_ID["duckduckgo"].request(
+        search(freshness="week", safe_search="strict", endpoint=BY_ID["duckduckgo"].endpoint)
+    )
+    assert (request.method, request.url) == ("POST", "https://html.duckduckgo.com/html/")
+    assert request.data == {"q": "django orm", "kp": "1", "df": "w"}
+    assert request.json is None and request.params is None
+
+
+def test_brave_request_matches_its_docs():
+    request = BY_ID["brave"].request(
+        search(count=7, freshness="day", safe_search="off", country="DE", endpoint=BY_ID["brave"].endpoint)
+    )
+    assert (request.method, request.url) == ("GET", "https://api.search.brave.com/res/v1/web/search")
+    assert request.params == {
+        "q": "django orm",
+        "count": 7,
+        "safesearch": "off",
+        "freshness": "pd",
+        "country": "DE",
+    }
+    assert request.headers["X-Subscription-Token"] == KEY
+    assert request.headers["Accept"] == "application/json"
+    assert request.json is None and request.data is None
+
+
+def test_brave_request_leaves_out_unset_parameters():
+    request = BY_ID["brave"].request(search())
+    assert request.params == {"q": "django orm", "count": 5, "safesearch": "moderate"}
+
+
+def test_tavily_request_matches_its_docs():
+    request = BY_ID["tavily"].request(
+        search(
+            freshness="month",
+            allowed_domains=("python.org",),
+            blocked_domains=("spam.example",),
+            endpoint=BY_ID["tavily"].endpoint,
+        )
+    )
+    assert (request.method, request.url) == ("POST", "https://api.tavily.com/search")
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.json == {
+        "query": "django orm",
+        "max_results": 5,
+        "search_depth": "basic",
+        "time_range": "month",
+        "include_domains": ["python.org"],
+        "exclude_domains": ["spam.example"],
+    }
+
+
+def test_searxng_request_uses_the_base_url_and_asks_for_json():
+    request = BY_ID["searxng"].request(
+        search(api_key="", base_url="https://searx.example.org/", freshness="year", safe_search="strict")
+    )
+    assert (request.method, request.url) == ("GET", "https://searx.example.org/search")
+    assert request.params == {"q": "django orm", "format": "json", "safesearch": 2, "time_range": "year"}
+    assert "Authorization" not in request.headers
+
+
+def test_kagi_request_matches_its_docs():
+    request = BY_ID["kagi"].request(search(count=3, endpoint=BY_ID["kagi"].endpoint))
+    assert (request.method, request.url) == ("GET", "https://kagi.com/api/v0/search")
+    assert request.params == {"q": "django orm", "limit": 3}
+    assert request.headers["Authorization"] == f"Bot {KEY}"
+
+
+def test_firecrawl_request_matches_its_v2_docs():
+    request = BY_ID["firecrawl"].request(
+        search(freshness="day", country="US", endpoint=BY_ID["firecrawl"].endpoint)
+    )
+    assert (request.method, request.url) == ("POST", "https://api.firecrawl.dev/v2/search")
+    assert request.headers["Authorization"] == f"Bearer {KEY}"
+    assert request.json == {"query": "django orm", "limit": 5, "tbs": "qdr:d", "country": "US"}
+
+
+def test_google_request_matches_its_docs():
+    request = BY_ID["google"].request(
+        search(
+            count=20,
+            freshness="week",
+            safe_search="moderate",
+            country="GB",
+            extra={"cx": "0123abc"},
+            endpoint=BY_ID["google"].endpoint,
+        )
+    )
+    assert (request.method, request.url) == ("GET", "https://www.googleapis.com/customsearch/v1")
+    assert request.headers["X-Goog-Api-Key"] == KEY  # a header keeps the key out of URLs and logs
+    assert request.params == {
+        "cx": "0123abc",
+        "q": "django orm",
+        "num": 10,
+        "safe": "active",
+        "dateRestrict": "w1",
+        "gl": "gb",
+    }
+
+
+def test_google_safe_search_off_is_off():
+    assert BY_ID["google"].request(search(safe_search="off", extra={"cx": "x"})).params["safe"] == "off"
+
+
+def test_exa_request_matches_its_docs():
+    before = datetime.now(timezone.utc)
+    request = BY_ID["exa"].request(
+        search(
+            freshness="week",
+            allowed_domains=("python.org",),
+            blocked_domains=("spam.example",),
+            country="FR",
+            safe_search="strict",
+            endpoint=BY_ID["exa"].endpoint,
+        )
+    )
+    assert (request.method, request.url) == ("POST", "https://api.exa.ai/search")
+    assert request.headers["x-api-key"] == KEY
+    body = dict(request.json)
+    start = datetime.strptime(body.pop("startPublishedDate"), "%Y-%m-%dT%H:%M:%S.000Z").replace(
+        tzinfo=timezone.utc
+    )
+    assert timedelta(days=6, hours=23) < before - start < timedelta(days=7, minutes=1)
+    assert body == {
+        "query": "django orm",
+        "numResults": 5,
+        "contents": {"text": {"maxCharacters": 1000}},
+        "includeDomains": ["python.org"],
+        "excludeDomains": ["spam.example"],
+        "userLocation": "FR",
+        "moderation": True,
+    }
+
+
+@pytest.mark.parametrize("engine_id", sorted(e.id for e in ENGINES if not e.needs_base_url))
+def test_engine_request_goes_to_the_given_endpoint(engine_id):
+    """The plugin passes ``WEBTOOLS["ENGINE_URLS"]`` overrides as the endpoint; engines must use it."""
+    request = BY_ID[engine_id].request(search(endpoint="http://127.0.0.1:9/recorded", extra={"cx": "x"}))
+    assert request.url == "http://127.0.0.1:9/recorded"
+
+
+# -- malformed answers ------------------------------------------------------------------------------------
+
+
+JSON_ENGINES = sorted(e.id for e in ENGINES if e.id != "duckduckgo")
+
+
+@pytest.mark.parametrize("engine_id", JSON_ENGINES)
+@pytest.mark.parametrize(
+    "body",
+    [
+        "<html>not json</html>",
+        "[]",
+        '{"results": "none", "data": 3, "web": [], "items": {}}',
+        '{"results": [{"title": {"nested": 1}}], "data": [{"t": "x"}], "web": {"results": [{"url": null}]},'
+        ' "items": [{"title": []}]}',
+    ],
+)
+def test_malformed_response_is_an_error_naming_the_engine(engine_id, body):
+    engine = BY_ID[engine_id]
+    with pytest.raises(ResponseError) as info:
+        engine.parse(body)
+    assert str(info.value).startswith(engine.name + " sent a response")
+
+
+# -- error bodies ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "engine_id,status,name,message",
+    [
+        (
+            "brave",
+            422,
+            "brave_422_invalid_token.json",
+            'The Brave API key was rejected. Brave said: "The provided subscription token is invalid."',
+        ),
+        (
+            "brave",
+            429,
+            "brave_429.json",
+            'Brave\'s rate limit was reached. Brave said: "Request rate limit exceeded for plan."',
+        ),
+        (
+            "tavily",
+            432,
+            "tavily_432.json",
+            "Tavily's plan usage limit was reached. Tavily said: "
+            "\"This request exceeds your plan's set usage limit. "
+            'Please upgrade your plan or contact support@tavily.com"',
+        ),
+        (
+            "tavily",
+            433,
+            "tavily_433.json",
+            "Tavily's pay-as-you-go limit was reached. Tavily said: "
+            '"This request exceeds the pay-as-you-go limit. '
+            'You can increase your limit on the Tavily dashboard."',
+        ),
+        (
+            "tavily",
+            422,
+            "tavily_422.json",
+            'Tavily search failed (HTTP 422). Tavily said: "Field required; Input should be a valid integer"',
+        ),
+        (
+            "kagi",
+            401,
+            "kagi_401.json",
+            'The Kagi API key was rejected. Kagi said: "Malformed authorization token"',
+        ),
+        (
+            "google",
+            400,
+            "google_400_key_invalid.json",
+            "The Google Programmable Search API key was rejected. Google Programmable Search said: "
+            '"API key not valid. Please pass a valid API key."',
+        ),
+        (
+            "firecrawl",
+            401,
+            "firecrawl_401.json",
+            'The Firecrawl API key was rejected. Firecrawl said: "Unauthorized: Invalid token"',
+        ),
+        ("exa", 401, "exa_401.json", 'The Exa API key was rejected. Exa said: "Invalid API key"'),
+    ],
+)
+def test_error_response_names_the_engine_and_passes_on_its_explanation(engine_id, status, name, message):
+    assert http_error(BY_ID[engine_id], status, fixture(name)) == message
+
+
+def test_brave_422_without_the_token_code_is_a_plain_failure():
+    body = json.dumps(
+        {"type": "ErrorResponse", "error": {"status": 422, "code": "VALIDATION", "detail": "Bad count."}}
+    )
+    assert http_error(BY_ID["brave"], 422, body) == 'Brave search failed (HTTP 422). Brave said: "Bad count."'
+
+
+@pytest.mark.parametrize("status", [401, 403])
+def test_keyed_engine_401_and_403_say_the_key_was_rejected(status):
+    assert http_error(BY_ID["brave"], status, "Forbidden") == "The Brave API key was rejected."
+
+
+def test_server_error_gives_the_status():
+    assert http_error(BY_ID["brave"], 500, "<html>Internal error</html>") == "Brave search failed (HTTP 500)."
+
+
+def test_searxng_403_says_to_enable_the_json_format():
+    message = http_error(BY_ID["searxng"], 403, "<html>Forbidden</html>")
+    assert "JSON format" in message and "search.formats" in message and "settings.yml" in message
+
+
+def test_engine_explanation_is_collapsed_and_cut_to_300_characters():
+    body = json.dumps({"error": {"detail": "word  \n\t " * 200}})
+    message = http_error(BY_ID["brave"], 500, body)
+    detail = message.split('Brave said: "', 1)[1].rstrip('"')
+    assert len(detail) == 300
+    assert "  " not in detail and "\n" not in detail
+
+
+def test_engine_explanation_is_left_out_when_absent():
+    assert (
+        http_error(BY_ID["kagi"], 401, json.dumps({"meta": {}, "data": None}))
+        == "The Kagi API key was rejected."
+    )
+
+
+def test_key_in_an_engine_explanation_is_masked():
+    body = json.dumps({"error": [{"code": 1, "msg": f"Token {KEY} is not valid"}]})
+    message = http_error(BY_ID["kagi"], 401, body, [KEY])
+    assert KEY not in message
+    assert message == 'The Kagi API key was rejected. Kagi said: "Token [redacted] is not valid"'

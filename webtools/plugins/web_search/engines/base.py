@@ -1,0 +1,174 @@
+"""The engine contract: an engine builds one HTTP request and reads one response, nothing more.
+
+The shared code in ``webtools.plugins.web_search.search`` sends the request (client, timeout,
+cancellation), maps HTTP and network errors to messages, strips HTML, drops bad and duplicate URLs,
+filters domains, cuts snippets and counts, and cites. An engine file declares its identity in class
+attributes and implements ``request`` and ``parse`` (and, when its API explains errors, ``describe_error``
+and ``error_detail``). Everything else (the admin's choices, the form rules, the messages) derives
+from the list in ``engines/__init__.py``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from rest_framework import serializers
+
+#: The optional search parameters an engine may support; the plugin says in its output when the
+#: chosen engine cannot apply one (freshness), or applies it itself after the answer (domains).
+FRESHNESS = "freshness"
+SAFE_SEARCH = "safe_search"
+COUNTRY = "country"
+ALLOWED_DOMAINS = "allowed_domains"
+BLOCKED_DOMAINS = "blocked_domains"
+PARAMETERS = (FRESHNESS, SAFE_SEARCH, COUNTRY, ALLOWED_DOMAINS, BLOCKED_DOMAINS)
+
+
+@dataclass(frozen=True)
+class Search:
+    """One search as an engine sees it.
+
+    ``endpoint`` is the engine's public endpoint, or the operator's replacement from
+    ``WEBTOOLS["ENGINE_URLS"]``; engines that need a base URL build theirs from ``base_url``.
+    ``freshness`` is ``day``, ``week``, ``month`` or ``year``; ``safe_search`` is ``off``,
+    ``moderate`` or ``strict``; ``country`` an ISO 3166 alpha-2 code in capitals. ``extra`` holds the
+    engine's own options (``Engine.extra_fields``), such as Google's ``cx``.
+    """
+
+    query: str
+    count: int
+    endpoint: str = ""
+    api_key: str = ""
+    base_url: str = ""
+    freshness: str | None = None
+    safe_search: str = "moderate"
+    country: str = ""
+    allowed_domains: tuple[str, ...] = ()
+    blocked_domains: tuple[str, ...] = ()
+    extra: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Request:
+    """The HTTP request an engine wants sent: ``params`` go in the query string, ``data`` is a form
+    body, ``json`` a JSON body."""
+
+    method: str
+    url: str
+    headers: Mapping[str, str] = field(default_factory=dict)
+    params: Mapping[str, Any] | None = None
+    data: Mapping[str, Any] | None = None
+    json: Any = None
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """One result as the engine gave it; the shared code cleans it."""
+
+    title: str
+    url: str
+    snippet: str = ""
+    published: str | None = None
+
+
+@dataclass(frozen=True)
+class ExtraField:
+    """An option only one engine has (Google's ``cx``): required whenever that engine is used, shown
+    only for it, in the operator's options and in the user's settings alike."""
+
+    label: str
+    help_text: str = ""
+
+
+class ResponseError(Exception):
+    """The engine's answer is not a results page. The message is for the model and names the engine."""
+
+
+class Engine:
+    """Base class of a search engine adapter. Subclasses set the class attributes and implement
+    ``request`` and ``parse``."""
+
+    #: Stable identifier stored in options and user settings, such as ``"brave"``.
+    id: str = ""
+    #: The vendor's own spelling, used in every message: "The Brave API key was rejected."
+    name: str = ""
+    #: Whether the engine needs an API key.
+    needs_key: bool = False
+    #: Whether the engine needs a base URL (a self-hosted instance) instead of a public endpoint.
+    needs_base_url: bool = False
+    #: The public endpoint; ``WEBTOOLS["ENGINE_URLS"][id]`` replaces it.
+    endpoint: str = ""
+    #: Query operators the engine understands, listed in the tool's description.
+    operators: tuple[str, ...] = ()
+    #: The optional parameters of ``PARAMETERS`` this engine passes on to its API.
+    supports: frozenset[str] = frozenset()
+    #: The largest result count the API accepts in one request.
+    max_count: int = 20
+    #: Options of this engine alone, by field name.
+    extra_fields: Mapping[str, ExtraField] = {}
+
+    def request(self, search: Search) -> Request:
+        """The HTTP request for ``search``."""
+        raise NotImplementedError
+
+    def parse(self, body: str) -> list[SearchResult]:
+        """The results of a 200 response's body. Raises ``ResponseError`` when the body is not a
+        results page; an empty list means the engine found nothing."""
+        raise NotImplementedError
+
+    def describe_error(self, status: int, body: str) -> str | None:
+        """A message for an error response, when the shared one ("The Brave API key was rejected.",
+        "Brave's rate limit was reached.", "Brave search failed (HTTP 500).") is wrong for it."""
+        return None
+
+    def error_detail(self, body: Any) -> str | None:
+        """The engine's own explanation in a JSON error body, passed on to the user."""
+        return None
+
+    # -- helpers for subclasses ------------------------------------------------------------------
+
+    def load_json(self, body: str) -> Any:
+        try:
+            return json.loads(body)
+        except ValueError as err:
+            raise ResponseError(f"{self.name} sent a response that is not JSON.") from err
+
+    def validate(self, serializer_class: type[serializers.Serializer], data: Any) -> dict:
+        """``data`` checked against a DRF serializer; a mismatch is a ``ResponseError`` naming the engine."""
+        serializer = serializer_class(data=data)
+        if not isinstance(data, dict) or not serializer.is_valid():
+            raise ResponseError(f"{self.name} sent a response in an unexpected format.")
+        return serializer.validated_data
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.id}>"
+
+
+class Text(serializers.CharField):
+    """A string field of an engine's answer: may be blank, never trimmed (the shared code cleans it)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_blank", True)
+        kwargs.setdefault("trim_whitespace", False)
+        super().__init__(**kwargs)
+
+
+class OptionalText(Text):
+    """A string field an engine may leave out or set to null."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        kwargs.setdefault("allow_null", True)
+        kwargs.setdefault("default", None)
+        super().__init__(**kwargs)
+
+
+def first_text(*values: Any) -> str:
+    """The first non-empty string of ``values``."""
+    for value in values:
+        if isinstance(value, str) and value.strip():
+            return value
+    return ""

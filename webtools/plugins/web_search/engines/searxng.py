@@ -1,0 +1,65 @@
+"""SearXNG, self-hosted: https://docs.searxng.org/dev/search_api.html
+
+The instance must list ``json`` under ``search.formats`` in its settings.yml; otherwise it answers 403.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import serializers
+
+from .base import FRESHNESS, SAFE_SEARCH, Engine, OptionalText, Request, Search, SearchResult, Text
+
+_SAFE_SEARCH = {"off": 0, "moderate": 1, "strict": 2}
+
+
+class _Result(serializers.Serializer):
+    title = Text()
+    url = Text()
+    content = OptionalText()
+    publishedDate = OptionalText()  # noqa: N815 (the API's spelling)
+
+
+class _Response(serializers.Serializer):
+    results = _Result(many=True)
+
+
+class SearxngEngine(Engine):
+    id = "searxng"
+    name = "SearXNG"
+    needs_base_url = True
+    operators = ("site:example.com", '"exact phrase"')
+    supports = frozenset({FRESHNESS, SAFE_SEARCH})
+    # SearXNG has no count parameter: it answers one page (about 20 results), cut by the shared code.
+    max_count = 20
+
+    def request(self, search: Search) -> Request:
+        params: dict[str, Any] = {
+            "q": search.query,
+            "format": "json",
+            "safesearch": _SAFE_SEARCH[search.safe_search],
+        }
+        if search.freshness:
+            params["time_range"] = search.freshness
+        return Request(
+            "GET",
+            search.base_url.rstrip("/") + "/search",
+            headers={"Accept": "application/json"},
+            params=params,
+        )
+
+    def parse(self, body: str) -> list[SearchResult]:
+        data = self.validate(_Response, self.load_json(body))
+        return [
+            SearchResult(r["title"], r["url"], r["content"] or "", r["publishedDate"])
+            for r in data["results"]
+        ]
+
+    def describe_error(self, status: int, body: str) -> str | None:
+        if status == 403:
+            return (
+                f"The {self.name} instance refused the JSON format (HTTP 403): its operator must add "
+                "json to search.formats in settings.yml."
+            )
+        return None

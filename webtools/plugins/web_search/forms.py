@@ -1,0 +1,239 @@
+"""The operator's options and the user's settings, as Django forms built from an engine list."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+from urllib.parse import urlsplit
+
+from django import forms
+from django.utils.text import format_lazy
+from django.utils.translation import gettext_lazy as _
+
+from webtools.runtime import CommaListField, SecretField
+
+from .engines.base import Engine
+from .search import normalize_domain
+
+DEFAULT = "default"
+SAFE_SEARCH_CHOICES = [("off", _("Off")), ("moderate", _("Moderate")), ("strict", _("Strict"))]
+MAX_RESULTS = 20
+
+
+class BaseURLField(forms.CharField):
+    """An http(s) URL of a self-hosted engine. Unlike ``URLField`` it accepts single-label hosts such
+    as ``http://searxng:8080``, the usual address of an instance on the operator's own network."""
+
+    def to_python(self, value: Any) -> str:
+        value = super().to_python(value)
+        if not value:
+            return ""
+        try:
+            parts = urlsplit(value)
+            parts.port  # noqa: B018 (raises ValueError for a bad port)
+        except ValueError as err:
+            raise forms.ValidationError(_("Enter a valid URL."), code="invalid") from err
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            raise forms.ValidationError(
+                _("Enter an http or https URL, such as https://search.example.com."), code="invalid"
+            )
+        if parts.username or parts.password or parts.query or parts.fragment:
+            raise forms.ValidationError(
+                _("Enter the URL without credentials, query or fragment."), code="invalid"
+            )
+        return value.rstrip("/")
+
+
+class DomainListField(CommaListField):
+    """Hostnames such as ``example.com``, each covering its subdomains."""
+
+    def to_python(self, value: Any) -> list[str]:
+        out = []
+        for entry in super().to_python(value):
+            domain = normalize_domain(entry)
+            if domain is None:
+                raise forms.ValidationError(
+                    _("%(entry)s is not a domain name such as example.com (no scheme, path or port)."),
+                    code="invalid",
+                    params={"entry": entry},
+                )
+            out.append(domain)
+        return list(dict.fromkeys(out))
+
+
+def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
+    fields: dict[str, forms.Field] = {}
+    for engine in engines:
+        for name, spec in engine.extra_fields.items():
+            fields.setdefault(
+                name,
+                forms.CharField(label=spec.label, help_text=spec.help_text, required=False, max_length=200),
+            )
+    return fields
+
+
+def show_when(engines: Sequence[Engine]) -> dict[str, tuple[str, tuple[str, ...]]]:
+    """Which fields show for which engines, in the options form and the user settings form alike."""
+    rules = {
+        "api_key": ("engine", tuple(e.id for e in engines if e.needs_key)),
+        "base_url": ("engine", tuple(e.id for e in engines if e.needs_base_url)),
+    }
+    for engine in engines:
+        for name in engine.extra_fields:
+            controller, ids = rules.get(name, ("engine", ()))
+            rules[name] = (controller, (*ids, engine.id))
+    return rules
+
+
+def missing_fields(engine: Engine, values: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """(field, what) for each value ``engine`` needs that ``values`` lacks."""
+    missing = []
+    if engine.needs_key and not values.get("api_key"):
+        missing.append(("api_key", str(_("API key"))))
+    if engine.needs_base_url and not values.get("base_url"):
+        missing.append(("base_url", str(_("base URL"))))
+    for name, spec in engine.extra_fields.items():
+        if not values.get(name):
+            missing.append((name, spec.label))
+    return missing
+
+
+def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
+    """The operator's options form for ``engines``."""
+    by_id = {e.id: e for e in engines}
+    with_key = ", ".join(e.name for e in engines if e.needs_key)
+    with_base_url = ", ".join(e.name for e in engines if e.needs_base_url)
+
+    fields: dict[str, Any] = {
+        "engine": forms.ChoiceField(
+            label=_("Engine"),
+            choices=[("", "---------"), *((e.id, e.name) for e in engines)],
+            help_text=_("The search engine used for everyone who may use the operator's engine."),
+        ),
+        "api_key": SecretField(
+            label=_("API key"), help_text=format_lazy(_("Needed by {names}."), names=with_key)
+        ),
+        "base_url": BaseURLField(
+            label=_("Base URL"),
+            required=False,
+            help_text=format_lazy(
+                _(
+                    "The address of your instance, needed by {names}. Reached without the private network "
+                    "guard, so it may be on your own network."
+                ),
+                names=with_base_url,
+            ),
+        ),
+        **_extra_fields(engines),
+        "admin_engine_roles": CommaListField(
+            label=_("Roles that may use this engine"),
+            required=False,
+            initial=lambda: ["user"],
+            help_text=_(
+                "Users holding one of these roles search with the engine and key above "
+                "(user, staff, superuser or a group name). Others need their own engine."
+            ),
+        ),
+        "enabled_by_default": forms.BooleanField(
+            label=_("Enabled by default"),
+            required=False,
+            initial=False,
+            help_text=_("Offer web_search to users who have not switched it on or off."),
+        ),
+        "user_toggle": forms.BooleanField(
+            label=_("Users may switch it"),
+            required=False,
+            initial=True,
+            help_text=_("Let users switch web_search on and off in their settings."),
+        ),
+        "user_engines": forms.BooleanField(
+            label=_("Users may bring their own engine"),
+            required=False,
+            initial=True,
+            help_text=_("Let users pick an engine and key of their own in their settings."),
+        ),
+        "max_results": forms.IntegerField(
+            label=_("Results per search"),
+            min_value=1,
+            max_value=MAX_RESULTS,
+            initial=5,
+        ),
+        "safe_search": forms.ChoiceField(
+            label=_("Safe search"),
+            choices=SAFE_SEARCH_CHOICES,
+            initial="moderate",
+            help_text=_("Passed to engines that filter adult content."),
+        ),
+        "country": forms.CharField(
+            label=_("Country"),
+            required=False,
+            max_length=2,
+            help_text=_("Two-letter country code (such as US) for engines that localize results."),
+        ),
+        "blocked_domains": DomainListField(
+            label=_("Blocked domains"),
+            required=False,
+            initial=list,
+            help_text=_("Results from these domains and their subdomains are never returned."),
+        ),
+    }
+
+    def clean_country(self) -> str:
+        value = (self.cleaned_data.get("country") or "").strip()
+        if value and not re.fullmatch(r"[A-Za-z]{2}", value):
+            raise forms.ValidationError(_("Enter a two-letter country code such as US."), code="invalid")
+        return value.upper()
+
+    def clean(self) -> dict:
+        cleaned = forms.Form.clean(self)
+        engine = by_id.get(cleaned.get("engine") or "")
+        if engine is not None:
+            for name, what in missing_fields(engine, cleaned):
+                if name not in self.errors:
+                    self.add_error(
+                        name,
+                        _("Enter the %(what)s that %(engine)s needs.")
+                        % {"engine": engine.name, "what": what},
+                    )
+        return cleaned
+
+    attrs = {**fields, "clean_country": clean_country, "clean": clean, "engines": tuple(engines)}
+    return type("WebSearchOptionsForm", (forms.Form,), attrs)
+
+
+def build_user_settings_form(engines: Sequence[Engine], options: Mapping[str, Any]) -> type[forms.Form]:
+    """The user's settings form: an engine of their own (or the operator's), a key and a base URL."""
+    by_id = {e.id: e for e in engines}
+    admin_engine = options.get("engine") or ""
+    fields: dict[str, Any] = {
+        "engine": forms.ChoiceField(
+            label=_("Engine"),
+            required=False,
+            initial=DEFAULT,
+            choices=[(DEFAULT, _("Default (the site's engine)")), *((e.id, e.name) for e in engines)],
+        ),
+        "api_key": SecretField(label=_("API key"), help_text=_("Your key for the engine you picked.")),
+        "base_url": BaseURLField(
+            label=_("Base URL"),
+            required=False,
+            help_text=_("The address of your instance, such as https://searx.example.org."),
+        ),
+        **_extra_fields(engines),
+    }
+
+    def clean(self) -> dict:
+        cleaned = forms.Form.clean(self)
+        engine_id = cleaned.get("engine") or DEFAULT
+        cleaned["engine"] = engine_id
+        engine = by_id.get(engine_id)
+        # With the operator's engine a blank may be filled from the operator's options at search time.
+        if engine is not None and engine.id != admin_engine:
+            for name, what in missing_fields(engine, cleaned):
+                if name not in self.errors:
+                    self.add_error(
+                        name, _("Add your %(engine)s %(what)s.") % {"engine": engine.name, "what": what}
+                    )
+        return cleaned
+
+    return type("WebSearchUserSettingsForm", (forms.Form,), {**fields, "clean": clean})

@@ -1,0 +1,224 @@
+"""What every engine shares: sending the request, mapping errors, cleaning and citing results.
+
+Engines only build a request and read a response (``engines/base.py``); the HTTP client, the timeout,
+cancellation, error messages, HTML stripping, URL and domain filtering, cutting and citing are here.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from webtools.exceptions import ToolCancelled, ToolError
+from webtools.runtime import redact
+
+from .engines.base import Engine, ResponseError, Search, SearchResult
+
+logger = logging.getLogger("webtools.web_search")
+
+#: Seconds before a search gives up, combined with the turn's cancellation.
+TIMEOUT = 15.0
+#: The most of an engine's answer that is read; a results page is far smaller.
+MAX_BYTES = 5_000_000
+SNIPPET_CHARACTERS = 500
+TITLE_CHARACTERS = 300
+DETAIL_CHARACTERS = 300
+
+_TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^<>]*>", re.S)
+_SPACE = re.compile(r"\s+")
+#: A hostname: labels of letters, digits and hyphens, dot separated.
+_HOSTNAME = re.compile(
+    r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
+)
+
+
+@dataclass
+class Outcome:
+    """The cleaned results of one search and what the model should know about them."""
+
+    results: list[dict[str, str]]
+    notes: list[str] = field(default_factory=list)
+
+
+# -- text ---------------------------------------------------------------------------------------
+
+
+def clean_text(text: str) -> str:
+    """``text`` without HTML tags and entities, whitespace collapsed."""
+    return _SPACE.sub(" ", html.unescape(_TAG.sub("", text or ""))).strip()
+
+
+def cut(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters, an ellipsis marking the cut."""
+    if len(text) <= limit:
+        return text
+    return text[: limit - 1].rstrip() + "…"
+
+
+def collapse(text: str) -> str:
+    return _SPACE.sub(" ", text).strip()
+
+
+# -- domains ------------------------------------------------------------------------------------
+
+
+def normalize_domain(entry: str) -> str | None:
+    """A domain list entry in canonical form (lowercase ASCII, no trailing dot), or None when it is
+    not a bare hostname (a scheme, a path, a port or a wildcard are refused)."""
+    entry = entry.strip().lower().rstrip(".")
+    try:
+        entry = entry.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
+    return entry if _HOSTNAME.match(entry) else None
+
+
+def host_of(url: str) -> str:
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    host = host.rstrip(".")
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return host
+
+
+def in_domains(host: str, domains: Iterable[str]) -> bool:
+    """Whether ``host`` is one of ``domains`` or a subdomain of one."""
+    return any(host == d or host.endswith("." + d) for d in domains)
+
+
+# -- the request ------------------------------------------------------------------------------------
+
+
+def run(
+    engine: Engine, search: Search, client: Any, ctx: Any, *, secrets: Sequence[str] = ()
+) -> list[SearchResult]:
+    """Send ``engine``'s request for ``search`` with ``client`` and return the engine's raw results.
+
+    Every failure is a ``ToolError`` naming the engine, with ``secrets`` (the key) masked out.
+    """
+    from webtools import net
+
+    secrets = [s for s in (search.api_key, *secrets) if s]
+    name = engine.name
+    request = engine.request(search)
+
+    def fail(message: str, err: BaseException | None = None) -> ToolError:
+        message = redact(message, secrets)
+        logger.info("Search with %s failed: %s", name, message)
+        return ToolError(message)
+
+    try:
+        response = client.request(
+            request.method,
+            request.url,
+            headers=dict(request.headers),
+            params=request.params,
+            data=request.data,
+            json=request.json,
+            timeout=TIMEOUT,
+            max_bytes=MAX_BYTES,
+            cancel=ctx.signal,
+        )
+    except net.Cancelled as err:
+        raise ToolCancelled() from err
+    except net.FetchTimeout as err:
+        raise fail(f"{name} did not answer within {TIMEOUT:g} seconds.") from err
+    except net.AddressNotAllowed as err:
+        raise fail(f"{name} could not be reached: {err}") from err
+    except net.BodyTooLarge as err:
+        raise fail(f"{name} sent an answer too large to read.") from err
+    except net.RedirectNotAllowed as err:
+        raise fail(
+            f"{name} answered with a redirect, which is not followed; check the engine's address."
+        ) from err
+    except net.NetError as err:
+        raise fail(f"{name} could not be reached: {err}") from err
+
+    body = response.text()
+    if response.status_code != 200:
+        raise fail(http_error(engine, response.status_code, body, secrets))
+    try:
+        return engine.parse(body)
+    except ResponseError as err:
+        raise fail(str(err)) from err
+
+
+def http_error(engine: Engine, status: int, body: str, secrets: Sequence[str] = ()) -> str:
+    """The message for an error response, with the engine's own explanation when it gave one."""
+    name = engine.name
+    message = engine.describe_error(status, body)
+    if message is None:
+        if status in (401, 403):
+            message = (
+                f"The {name} API key was rejected."
+                if engine.needs_key
+                else f"{name} refused the search (HTTP {status})."
+            )
+        elif status == 429:
+            message = f"{name}'s rate limit was reached."
+        else:
+            message = f"{name} search failed (HTTP {status})."
+    try:
+        parsed = json.loads(body)
+    except ValueError:
+        parsed = None
+    detail = engine.error_detail(parsed) if parsed is not None else None
+    if detail:
+        detail = cut(collapse(redact(detail, secrets)), DETAIL_CHARACTERS)
+        if detail:
+            message = f'{message} {name} said: "{detail}"'
+    return redact(message, secrets)
+
+
+# -- the results ----------------------------------------------------------------------------------
+
+
+def clean_results(
+    raw: Iterable[SearchResult],
+    *,
+    count: int,
+    allowed_domains: Sequence[str] = (),
+    blocked_domains: Sequence[str] = (),
+) -> tuple[list[dict[str, str]], int]:
+    """Cleaned results, at most ``count``: HTML stripped, snippets cut, non-http(s) and duplicate URLs
+    dropped, and the domain lists applied whatever the engine did with them. Also returns how many
+    results the domain lists removed."""
+    out: list[dict[str, str]] = []
+    seen: set[str] = set()
+    filtered = 0
+    for result in raw:
+        url = (result.url or "").strip()
+        try:
+            parts = urlsplit(url)
+        except ValueError:
+            continue
+        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            continue
+        if url in seen:
+            continue
+        seen.add(url)
+        host = host_of(url)
+        if in_domains(host, blocked_domains) or (allowed_domains and not in_domains(host, allowed_domains)):
+            filtered += 1
+            continue
+        if len(out) >= count:
+            break
+        item = {
+            "title": cut(clean_text(result.title), TITLE_CHARACTERS) or host,
+            "url": url,
+            "snippet": cut(clean_text(result.snippet), SNIPPET_CHARACTERS),
+        }
+        if result.published:
+            item["published"] = collapse(result.published)
+        out.append(item)
+    return out, filtered
