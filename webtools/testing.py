@@ -15,6 +15,7 @@ def tool_context_for_test(
     http: Any = None,
     settings: dict[str, Any] | None = None,
     ingesters: Ingesters | None = None,
+    user_agent: str = "webtools",
 ) -> tuple[ToolContext, list[Citation]]:
     """A ``ToolContext`` for calling a handler directly, and the list its ``cite`` calls fill.
 
@@ -45,5 +46,6 @@ def tool_context_for_test(
         turn_cache={},
         ingesters=ingesters or Ingesters(),
         settings=settings or {},
+        user_agent=user_agent,
     )
     return ctx, recorded

@@ -1,7 +1,111 @@
-"""The web fetch plugin (issue 5 fills it in)."""
-from webtools.runtime import Plugin
+"""The web fetch plugin: any page or PDF as clean Markdown, in parts, inside the operator's rules.
+
+Listing the plugin turns the ``web_fetch`` tool on for everyone (``default_enabled``); it needs no
+operator input, so its options all have defaults. See docs/fetch.md.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.translation import gettext_lazy as _
+
+from webtools.runtime import CommaListField, Plugin, PluginSetup, Tool
+
+from .domains import normalize_domain
+from .tool import DESCRIPTION, INPUT_SCHEMA, FetchOptions, WebFetch
+
+__all__ = ["DomainListField", "WebFetchOptionsForm", "WebFetchPlugin"]
+
+
+class DomainListField(CommaListField):
+    """Host names, one per line: each lowercased, Unicode names in IDNA form, duplicates dropped."""
+
+    def to_python(self, value: Any) -> list[str]:
+        entries = super().to_python(value)
+        out: list[str] = []
+        errors: list[ValidationError] = []
+        for entry in entries:
+            try:
+                host = normalize_domain(entry)
+            except ValidationError as err:
+                errors.append(err)
+                continue
+            if host not in out:
+                out.append(host)
+        if errors:
+            raise ValidationError(errors)
+        return out
+
+
+class WebFetchOptionsForm(forms.Form):
+    """The operator's options of web fetch; every field has a default."""
+
+    allow_domains = DomainListField(
+        required=False, initial=list, label=_("Allowed domains"),
+        help_text=_("When set, only these domains and their subdomains may be fetched. One host name "
+                    "per line, such as example.com."),
+    )
+    deny_domains = DomainListField(
+        required=False, initial=list, label=_("Denied domains"),
+        help_text=_("These domains and their subdomains are never fetched. Checked before the allowed "
+                    "domains, on every redirect."),
+    )
+    user_toggle = forms.BooleanField(
+        required=False, initial=True, label=_("Users may switch the tool off"),
+    )
+    max_characters = forms.IntegerField(
+        required=False, initial=20_000, min_value=500, max_value=1_000_000, label=_("Characters per part"),
+        help_text=_("Longer text is returned in parts of this size."),
+    )
+    max_bytes = forms.IntegerField(
+        required=False, initial=5_000_000, min_value=10_000, max_value=100_000_000,
+        label=_("Page size limit (bytes)"),
+        help_text=_("A page is read up to this size; the rest is dropped."),
+    )
+    max_file_bytes = forms.IntegerField(
+        required=False, initial=20_000_000, min_value=10_000, max_value=500_000_000,
+        label=_("File size limit (bytes)"),
+        help_text=_("A file (such as a PDF) larger than this is refused: a cut file cannot be read."),
+    )
+    timeout_seconds = forms.IntegerField(
+        required=False, initial=20, min_value=1, max_value=300, label=_("Timeout (seconds)"),
+        help_text=_("One deadline for the whole download, redirects included."),
+    )
+    respect_robots_txt = forms.BooleanField(
+        required=False, initial=True, label=_("Respect robots.txt"),
+        help_text=_("Refuse pages that the site's robots.txt closes to this app's product token."),
+    )
+    include_image_urls = forms.BooleanField(
+        required=False, initial=False, label=_("Include image URLs"),
+        help_text=_("Images are described by their alt text; this adds their URLs as well."),
+    )
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean()
+        # A field left empty takes its default: web fetch works with no saved options at all.
+        for name, field in self.fields.items():
+            if cleaned.get(name) is None and name not in self.errors:
+                cleaned[name] = field.initial() if callable(field.initial) else field.initial
+        return cleaned
 
 
 class WebFetchPlugin(Plugin):
+    """Registers ``web_fetch``: enabled once listed, untrusted output, no user settings."""
+
     id = "web_fetch"
-    name = "Web fetch"
+    name = _("Web fetch")
+    options_form = WebFetchOptionsForm
+
+    def setup(self, setup: PluginSetup) -> None:
+        options = {**self.default_options(), **dict(setup.options)}
+        setup.register_tool(Tool(
+            name="web_fetch",
+            description=DESCRIPTION,
+            input_schema=INPUT_SCHEMA,
+            handler=WebFetch(FetchOptions.from_options(options)),
+            default_enabled=True,
+            user_toggle=bool(options.get("user_toggle", True)),
+            untrusted=True,
+        ))

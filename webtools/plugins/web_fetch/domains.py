@@ -1,0 +1,135 @@
+"""The operator's domain lists: what an entry may be, and which hosts it covers.
+
+An entry is a host name. It covers that host and every subdomain (``example.com`` covers
+``docs.example.com``, never ``badexample.com``). Entries are stored lowercased, Unicode names in their
+IDNA (``xn--``) form, so that matching is a plain comparison of labels.
+"""
+from __future__ import annotations
+
+import functools
+import ipaddress
+import re
+from collections.abc import Iterable
+from urllib.parse import urlsplit
+
+import idna
+from django.core.exceptions import ValidationError
+
+# RFC 1123 labels: letters, digits and hyphens, not starting or ending with a hyphen, 63 at most.
+_LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
+
+
+@functools.lru_cache(maxsize=1)
+def _suffix_extractor():
+    import tldextract
+
+    # suffix_list_urls=() and no cache directory: the snapshot bundled with tldextract is the only
+    # source, so validating an entry never reaches the network or writes a cache file.
+    return tldextract.TLDExtract(suffix_list_urls=(), cache_dir=None, fallback_to_snapshot=True)
+
+
+def to_ascii_host(host: str) -> str:
+    """``host`` lowercased and in its IDNA form; raises ``ValueError`` when it cannot be encoded."""
+    host = host.strip().rstrip(".").lower()
+    if host.isascii():
+        return host
+    try:
+        return idna.encode(host, uts46=True).decode("ascii")
+    except idna.IDNAError as err:
+        raise ValueError(str(err)) from err
+
+
+def is_public_suffix(host: str) -> bool:
+    """Whether ``host`` is itself a public suffix such as ``com`` or ``co.uk`` (bundled list, ICANN part)."""
+    parts = _suffix_extractor()(host)
+    return bool(parts.suffix) and not parts.domain
+
+
+def normalize_domain(entry: str) -> str:
+    """The stored form of a domain list entry; raises ``ValidationError`` saying what is wrong."""
+    raw = entry.strip()
+    if not raw:
+        raise ValidationError("An entry is empty.", code="empty")
+    if "://" in raw or raw.lower().startswith(("http:", "https:")):
+        raise ValidationError(
+            "“%(entry)s” is a URL: enter only the host name, such as example.com.",
+            code="scheme", params={"entry": raw},
+        )
+    if "/" in raw or "?" in raw or "#" in raw:
+        raise ValidationError(
+            "“%(entry)s” has a path: enter only the host name, such as example.com.",
+            code="path", params={"entry": raw},
+        )
+    if ":" in raw or "[" in raw:
+        raise ValidationError(
+            "“%(entry)s” has a port or is an IPv6 address: enter only a host name, such as example.com.",
+            code="port", params={"entry": raw},
+        )
+    if raw.startswith(("*", ".")):
+        raise ValidationError(
+            "“%(entry)s”: leave out the wildcard; an entry already covers its subdomains.",
+            code="wildcard", params={"entry": raw},
+        )
+    if "@" in raw or any(ch.isspace() for ch in raw):
+        raise ValidationError("“%(entry)s” is not a host name.", code="invalid", params={"entry": raw})
+    try:
+        host = to_ascii_host(raw)
+    except ValueError as err:
+        raise ValidationError(
+            "“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw}
+        ) from err
+    labels = host.split(".")
+    if len(host) > 253 or not all(_LABEL.match(label) for label in labels):
+        raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
+    if labels[-1].isdigit() and not _is_ipv4(host):
+        raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
+    if is_public_suffix(host):
+        raise ValidationError(
+            "“%(entry)s” is a public suffix shared by many unrelated sites; enter a domain under it.",
+            code="public_suffix", params={"entry": raw},
+        )
+    return host
+
+
+def _is_ipv4(host: str) -> bool:
+    try:
+        ipaddress.IPv4Address(host)
+    except ValueError:
+        return False
+    return True
+
+
+def url_host(url: str) -> str:
+    """The host of ``url`` in the entries' form (lowercased, IDNA); empty when the URL has none."""
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:
+        return ""
+    try:
+        return to_ascii_host(host)
+    except ValueError:
+        return host.lower()
+
+
+def host_matches(host: str, entries: Iterable[str]) -> bool:
+    """Whether an entry covers ``host``: the same host, or a subdomain of it (at a label boundary)."""
+    host = host.rstrip(".").lower()
+    for entry in entries:
+        if host == entry or (host.endswith("." + entry) and not _is_ipv4(entry)):
+            return True
+    return False
+
+
+def refusal(host: str, allow: Iterable[str], deny: Iterable[str]) -> str | None:
+    """Why the lists refuse ``host``, or None when it may be fetched.
+
+    Deny is checked first; a non-empty allow list refuses every host it does not cover.
+    """
+    allow = list(allow)
+    if not host:
+        return "the URL has no host"
+    if host_matches(host, deny):
+        return "the operator has blocked this domain"
+    if allow and not host_matches(host, allow):
+        return "the operator allows only some domains, and this is not one of them"
+    return None
