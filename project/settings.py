@@ -118,6 +118,7 @@ USE_TZ = True
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
+STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 LOGIN_URL = "admin:login"
 LOGIN_REDIRECT_URL = "home"
@@ -142,6 +143,12 @@ WEBTOOLS = {
     "APP_NAME": env("WEBTOOLS_APP_NAME", default="webtools-demo"),
     "PUBLIC_URL": env("WEBTOOLS_PUBLIC_URL", default="http://127.0.0.1:8000/"),
 }
+
+# The demo chat (/chat/): any OpenAI-compatible server. Without a base URL and a model the page says
+# how to set them; the key is optional (local servers rarely need one).
+OPENAI_BASE_URL = env("OPENAI_BASE_URL", default="")
+OPENAI_API_KEY = env("OPENAI_API_KEY", default="")
+OPENAI_MODEL = env("OPENAI_MODEL", default="")
 
 LOGGING = {
     "version": 1,

@@ -3,8 +3,12 @@ from django.contrib import admin
 from django.urls import include, path
 from django.views.generic import TemplateView
 
+from . import chat
+
 urlpatterns = [
     path("", TemplateView.as_view(template_name="home.html"), name="home"),
+    path("chat/", chat.chat_page, name="chat"),
+    path("chat/stream/", chat.chat_stream, name="chat-stream"),
     path("admin/", admin.site.urls),
     path("", include("webtools.urls")),
 ]

@@ -316,3 +316,39 @@ def test_pdf_ingester_reports_a_damaged_file_as_a_tool_error():
         assert "could not be read" in err.message
     else:
         raise AssertionError("a damaged PDF must be a tool error")
+
+
+def test_call_many_returns_results_and_citations_in_call_order_whatever_finishes_first():
+    def page(i, c):
+        if i["text"] == "slow":
+            c.signal.wait(0.3)
+        c.cite(f"https://example.com/{i['text']}", i["text"])
+        c.cite("https://example.com/shared", "shared")
+        return i["text"]
+
+    turn = turn_with(Tool("page", "", TEXT_SCHEMA, page))
+    results = turn.call_many([("page", {"text": "slow"}, "1"), ("page", {"text": "fast"}, "2")])
+    assert [r.output for r in results] == ["slow", "fast"] and [r.call_id for r in results] == ["1", "2"]
+    assert [c["url"] for c in turn.citations.as_list()] == [
+        "https://example.com/slow",
+        "https://example.com/shared",
+        "https://example.com/fast",
+    ]
+    assert [c.url for c in results[1].citations] == ["https://example.com/fast"]
+
+
+def test_call_many_runs_calls_side_by_side_up_to_the_bound():
+    running, peak, lock = [0], [0], threading.Lock()
+
+    def busy(i, c):
+        with lock:
+            running[0] += 1
+            peak[0] = max(peak[0], running[0])
+        threading.Event().wait(0.1)
+        with lock:
+            running[0] -= 1
+        return "ok"
+
+    turn = turn_with(Tool("busy", "", TEXT_SCHEMA, busy))
+    turn.call_many([("busy", {"text": "x"}, None)] * 6, max_workers=3)
+    assert peak[0] == 3

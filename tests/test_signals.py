@@ -77,3 +77,23 @@ def test_details_recorded_by_the_tool_reach_the_signal(use_plugins, heard):
         turn.call("web_search", {})
     assert [name for name, _s, _k in heard] == ["tool_called", "search_performed"]
     assert heard[1][2]["details"] == {"engine": "brave", "results": 3}
+
+
+def test_fetch_and_search_record_host_status_and_engine_but_no_content(heard):
+    from webtools.net import AddressPolicy, HttpClient
+    from webtools.plugins.web_fetch.tool import FetchOptions, WebFetch
+    from webtools.runtime import Registry, Tool, Turn
+    from webtools.signals import send_call_signals
+    from tests.servers import LoopbackServer
+
+    with LoopbackServer() as server:
+        server.route("/doc", (200, {"Content-Type": "text/plain"}, b"secret page body"))
+        registry = Registry()
+        handler = WebFetch(FetchOptions.from_options({"respect_robots_txt": False}))
+        registry.register(Tool("web_fetch", "", {"type": "object"}, handler, untrusted=True), "web_fetch")
+        client = HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]))
+        turn = Turn(registry=registry, requested_tools=["web_fetch"], fetch=client, on_call=send_call_signals)
+        turn.call("web_fetch", {"url": server.url("/doc")})
+    fetched = [kwargs for name, _s, kwargs in heard if name == "tool_called"][0]
+    assert fetched["details"] == {"host": "127.0.0.1", "cached": False, "status": 200, "content_type": "text/plain"}
+    assert "secret page body" not in str(fetched)

@@ -11,7 +11,7 @@ from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fi
 from .redaction import redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .turn import Turn
-from .wrapping import replay, wrap_untrusted
+from .wrapping import output_text, replay, wrap_untrusted
 
 __all__ = [
     "CancelSignal",
@@ -33,6 +33,7 @@ __all__ = [
     "Turn",
     "TurnError",
     "redact",
+    "output_text",
     "replay",
     "secret_fields",
     "select_tools",

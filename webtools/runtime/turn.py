@@ -6,7 +6,8 @@ import logging
 import time
 import traceback
 import uuid
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import jsonschema
@@ -23,6 +24,10 @@ from .wrapping import replay as _replay
 logger = logging.getLogger("webtools.turn")
 
 UNEXPECTED_ERROR = "The tool failed unexpectedly. The error was logged for the operator."
+
+#: Calls of one step that run at once. A model rarely asks for more than a few; the bound keeps a
+#: step that asks for fifty fetches from opening fifty connections from one chat request.
+MAX_CONCURRENT_CALLS = 4
 
 
 class Turn:
@@ -88,9 +93,34 @@ class Turn:
         ``tool``, ``plugin``, ``user``, ``conversation``, ``duration_ms``, ``outcome`` (``ok``,
         ``error`` or ``cancelled``) and the details the tool recorded with ``ctx.audit``.
         """
+        return self._run(name, input, call_id, defer_citations=False)
+
+    def call_many(
+        self, calls: Sequence[tuple[str, Any, str | None]], *, max_workers: int = MAX_CONCURRENT_CALLS
+    ) -> list[ToolResult]:
+        """Run one step's calls ``(name, input, call_id)``, at most ``max_workers`` at once.
+
+        Results come back in call order, and so do the reply's citations: each call's sources are held
+        back until the step ends, then added call by call, so the order does not depend on which call
+        finished first. A call still waiting for a worker when the turn is cancelled returns "The turn
+        is over." without running.
+        """
+        calls = list(calls)
+        if len(calls) <= 1 or max_workers <= 1:
+            return [self.call(name, input, call_id) for name, input, call_id in calls]
+        with ThreadPoolExecutor(min(max_workers, len(calls)), thread_name_prefix="webtools-call") as pool:
+            futures = [
+                pool.submit(self._run, name, input, call_id, defer_citations=True) for name, input, call_id in calls
+            ]
+            results = [future.result() for future in futures]
+        for result in results:
+            result.citations = [c for c in result.citations if self.citations.add(c.url, c.title) is not None]
+        return results
+
+    def _run(self, name: str, input: Any, call_id: str | None, *, defer_citations: bool) -> ToolResult:
         started = time.monotonic()
         details: dict = {}
-        result = self._call(name, input, call_id or uuid.uuid4().hex, details)
+        result = self._call(name, input, call_id or uuid.uuid4().hex, details, defer_citations)
         if self._on_call is not None:
             outcome = "ok" if not result.is_error else "error"
             if result.is_error and self.signal.cancelled:
@@ -112,7 +142,7 @@ class Turn:
                 logger.exception("A receiver of tool call events failed.")
         return result
 
-    def _call(self, name: str, input: Any, call_id: str, details: dict) -> ToolResult:
+    def _call(self, name: str, input: Any, call_id: str, details: dict, defer_citations: bool) -> ToolResult:
         tool = self._offered.get(name)
         if tool is None:
             return self._result(name, call_id, input, f"The tool {name!r} is not available in this turn.", None, [])
@@ -135,7 +165,7 @@ class Turn:
             signal=self.signal,
             fetch=self.fetch,
             http=self.http,
-            citations=_CallCitations(self.citations, cited),
+            citations=_CallCitations(self.citations, cited, defer_citations),
             turn_cache=self._caches.setdefault(name, {}),
             ingesters=self.ingesters,
             settings=self._settings.get(self.registry.owner(name) or "", {}),
@@ -214,14 +244,16 @@ class Turn:
 
 
 class _CallCitations:
-    """Forwards a call's citations to the turn's accumulator and remembers the ones it added."""
+    """A call's citations: forwarded to the turn's accumulator at once, or (for calls running side by
+    side) kept apart until ``call_many`` adds them in call order. Remembers the ones it added."""
 
-    def __init__(self, turn_citations: Citations, cited: list) -> None:
+    def __init__(self, turn_citations: Citations, cited: list, defer: bool = False) -> None:
         self._turn = turn_citations
+        self._target = Citations() if defer else turn_citations
         self._cited = cited
 
     def add(self, url: str, title: str | None = None):
-        citation = self._turn.add(url, title)
+        citation = self._target.add(url, title)
         if citation is not None:
             self._cited.append(citation)
         return citation

@@ -1,0 +1,63 @@
+"""Anthropic Messages: the turn's tools, running a response's ``tool_use`` blocks, ``tool_result`` blocks.
+
+Works with the ``anthropic`` SDK's objects and with the plain dicts of the HTTP API, and never imports
+the SDK. A loop::
+
+    tools = anthropic.tools(turn)
+    while True:
+        response = client.messages.create(model=..., max_tokens=..., messages=messages, tools=tools)
+        messages.append({"role": "assistant", "content": response.content})
+        if not anthropic.tool_uses(response):
+            break
+        messages.append({"role": "user", "content": anthropic.run_tool_uses(turn, response)})
+    sources = anthropic.citations(turn)
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from webtools.runtime import ToolResult, Turn
+
+from .base import MAX_CONCURRENT_CALLS, Call, field, run_calls
+
+
+def tools(turn: Turn) -> list[dict]:
+    """The offered tools in the Messages ``tools`` format."""
+    return turn.anthropic_tools()
+
+
+def tool_uses(message: Any) -> list[Call]:
+    """The ``tool_use`` blocks of a response (or of its ``content`` list), in order."""
+    content = message if isinstance(message, list) else field(message, "content") or []
+    if isinstance(content, str):
+        return []
+    return [
+        Call(id=field(block, "id") or "", name=field(block, "name") or "", input=field(block, "input") or {})
+        for block in content
+        if field(block, "type") == "tool_use"
+    ]
+
+
+def call_tools(turn: Turn, message: Any, *, max_workers: int = MAX_CONCURRENT_CALLS) -> list[ToolResult]:
+    """Run the response's tool uses (concurrently, bounded); the results in call order."""
+    return run_calls(turn, tool_uses(message), max_workers=max_workers)
+
+
+def tool_result_block(result: ToolResult) -> dict:
+    """The ``tool_result`` block answering one tool use; ``is_error`` set for errors."""
+    block: dict[str, Any] = {
+        "type": "tool_result", "tool_use_id": result.call_id, "content": result.model_text,
+    }
+    if result.is_error:
+        block["is_error"] = True
+    return block
+
+
+def run_tool_uses(turn: Turn, message: Any, *, max_workers: int = MAX_CONCURRENT_CALLS) -> list[dict]:
+    """Run the response's tool uses and return the ``tool_result`` blocks for the next user message."""
+    return [tool_result_block(result) for result in call_tools(turn, message, max_workers=max_workers)]
+
+
+def citations(turn: Turn) -> list[dict]:
+    """The reply's sources, ``[{"url", "title"}]``, each URL once."""
+    return turn.citations.as_list()
