@@ -1,13 +1,16 @@
 """Shared fixtures."""
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from django.apps import apps
 
-#: ``../shared/corpora`` beside the project: read in place, never copied.
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+
+@pytest.fixture(scope="module")
+def browser():
+    """A real headless Chromium, shared by a module's tests (see ``tests/browser.py``)."""
+    from tests.browser import chromium
+
+    yield from chromium()
 
 
 @pytest.fixture

@@ -1,72 +1,20 @@
 """The demo chat in a real headless Chromium against the scripted model server."""
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 
+from tests.browser import log_in, wait_for
 from tests.llm_server import ScriptedLLM, answer, ask
 from tests.servers import LoopbackServer, Reply
 from tests.test_demo_chat import LookupPlugin
-from tests.test_integrations_openai import needs_web_fetch, web  # noqa: F401 (web: the real plugins)
+from tests.test_integrations_openai import web  # noqa: F401 (web: the real plugins)
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("WEBTOOLS_REQUIRE_BROWSER"):
-        raise RuntimeError("WEBTOOLS_REQUIRE_BROWSER is set but chromium or chromedriver is missing.")
-    pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
 
 PIXEL = (b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00"
          b"\x1f\x15\xc4\x89\x00\x00\x00\rIDATx\x9cc\xf8\x0f\x00\x00\x01\x01\x00\x05\x18\xd8N"
          b"\x00\x00\x00\x00IEND\xaeB`\x82")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="webtools-chromium-")
-    # This machine has no network: without the background-networking flags Chromium keeps trying to
-    # reach Google's hosts.
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                 "--disable-quic", "--no-first-run", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
-                 "--window-size=1200,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
-
-
-def log_in(browser, live_server, username="frank"):
-    user = get_user_model().objects.create_user(username, password=f"pw-{username}-123")
-    client = Client()
-    client.force_login(user)
-    browser.get(live_server.url + "/static/chat/chat.css")
-    browser.delete_all_cookies()
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
-    return user
-
-
-def wait_for(browser, condition, timeout=15):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(browser, timeout).until(condition)
 
 
 def ask_question(browser, live_server, question):
@@ -91,7 +39,7 @@ def lookup(use_plugins, settings):
 def test_question_tool_calls_answer_and_source_links_show_on_the_page(browser, live_server, settings, lookup):
     from selenium.webdriver.common.by import By
 
-    log_in(browser, live_server)
+    log_in(browser, live_server, "frank")
     script = [ask(("lookup", {"text": "mice"})), ask(("lookup", {"text": "voles"})),
               answer("Both are **small** rodents; see [the list](https://encyclopedia.example/rodents).")]
     with ScriptedLLM(script) as llm:
@@ -153,13 +101,8 @@ def test_assistant_html_shows_as_text_and_an_image_loads_only_after_its_url_is_s
 def test_real_search_and_fetch_in_the_chat_cite_the_page(browser, live_server, settings, web):  # noqa: F811
     from selenium.webdriver.common.by import By
 
-    needs_web_fetch()
     user, _, site = web
-    client = Client()
-    client.force_login(user)
-    browser.get(live_server.url + "/static/chat/chat.css")
-    browser.delete_all_cookies()
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    log_in(browser, live_server, user)
     settings.OPENAI_MODEL = "scripted-model"
     article = site.url("/article")
     script = [ask(("web_search", {"query": "django orm"})), ask(("web_fetch", {"url": article})),

@@ -2,13 +2,13 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.corpora import READABILITY_PAGES, needs
 from webtools.plugins.web_fetch.extract import decode, extract, sniff_charset
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "readability-pages"
+CORPUS = READABILITY_PAGES
 
 ARTICLE = """<!doctype html><html><head><title>How solar sails work in deep space | Space Weekly</title>
 <script>var tracking = "SECRET_SCRIPT";</script><style>p { color: red }</style></head>
@@ -111,7 +111,7 @@ def test_meta_http_equiv_charset_is_read():
     assert sniff_charset(head) == "shift_jis"
 
 
-needs_corpus = pytest.mark.skipif(not CORPUS.is_dir(), reason=f"readability corpus not found at {CORPUS}")
+needs_corpus = needs(CORPUS)
 
 
 @needs_corpus

@@ -304,12 +304,8 @@ def save_options(plugin_id: str, **values) -> None:
 @pytest.fixture
 def web(settings, django_user_model):
     """The real plugins behind a loopback engine and a loopback site; yields (user, engine, site)."""
-    from webtools.host import build_registry
     from webtools.net import AddressPolicy
 
-    registry, _, _ = build_registry()
-    if registry.get("web_search") is None:
-        pytest.skip("the web_search plugin has not landed yet")
     engine_answer = Reply(200, {"Content-Type": "application/json"}, SEARCH_FIXTURE.read_bytes())
     with LoopbackServer({"*": engine_answer}) as engine, LoopbackServer({
         "/robots.txt": Reply(200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"),
@@ -324,13 +320,6 @@ def web(settings, django_user_model):
         save_options("web_search", engine="brave", api_key=BRAVE_KEY, enabled_by_default=True)
         save_options("web_fetch")
         yield django_user_model.objects.create_user("dana", password="pw-dana-123"), engine, site
-
-
-def needs_web_fetch() -> None:
-    from webtools.host import build_registry
-
-    if build_registry()[0].get("web_fetch") is None:
-        pytest.skip("the web_fetch plugin has not landed yet")
 
 
 @pytest.mark.django_db
@@ -359,7 +348,6 @@ def test_real_search_the_model_sees_wrapped_results_and_the_reply_cites_them(web
 def test_real_search_then_fetch_the_model_sees_wrapped_results_and_the_reply_cites_them(web):
     from webtools.host import start_turn
 
-    needs_web_fetch()
     user, engine, site = web
     article = site.url("/article")
     script = [ask(("web_search", {"query": "django orm"})), ask(("web_fetch", {"url": article})),
@@ -385,7 +373,6 @@ def test_real_search_then_fetch_the_model_sees_wrapped_results_and_the_reply_cit
 def test_cancelling_a_real_fetch_stops_it_and_drops_the_turn_cache(web):
     from webtools.host import start_turn
 
-    needs_web_fetch()
     user, _, site = web
     script = [ask(("web_fetch", {"url": site.url("/slow")}), ("web_fetch", {"url": site.url("/article")}))]
     with ScriptedLLM(script) as llm:

@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
+from tests.corpora import ROBOTS_CASES, needs
 from webtools.plugins.web_fetch.robots import (
     RobotsRules,
     is_allowed,
@@ -15,7 +15,7 @@ from webtools.plugins.web_fetch.robots import (
     robots_url,
 )
 
-CASES = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "robots" / "robots_cases.json"
+CASES = ROBOTS_CASES
 
 
 def _cases() -> list[dict]:
@@ -24,7 +24,7 @@ def _cases() -> list[dict]:
     return json.loads(CASES.read_text(encoding="utf-8"))
 
 
-needs_corpus = pytest.mark.skipif(not CASES.exists(), reason=f"robots corpus not found at {CASES}")
+needs_corpus = needs(CASES)
 
 
 @needs_corpus

@@ -1,65 +1,18 @@
 """The settings page in a real headless Chromium: switches save at once and survive a reload."""
 from __future__ import annotations
 
-import os
-import shutil
-import tempfile
-
 import pytest
-from django.contrib.auth import get_user_model
-from django.test import Client
 from django.urls import reverse
 
+from tests.browser import log_in, wait_for
 from webtools.models import UserPluginSettings, UserToolSetting
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
-CHROMEDRIVER = shutil.which("chromedriver")
-
-if not (CHROMIUM and CHROMEDRIVER):
-    if os.environ.get("WEBTOOLS_REQUIRE_BROWSER"):
-        raise RuntimeError("WEBTOOLS_REQUIRE_BROWSER is set but chromium or chromedriver is missing.")
-    pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)",
-                allow_module_level=True)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    options = webdriver.ChromeOptions()
-    options.binary_location = CHROMIUM
-    profile = tempfile.mkdtemp(prefix="webtools-chromium-")
-    # This machine has no network: without the background-networking flags Chromium keeps trying to
-    # reach Google's hosts.
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
-                 "--no-first-run", "--disable-background-networking", "--disable-component-update",
-                 "--disable-sync", f"--user-data-dir={profile}", "--window-size=1200,900"):
-        options.add_argument(flag)
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    driver.implicitly_wait(0)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
-
 
 @pytest.fixture
 def logged_in(browser, live_server, demo_plugins):
-    user = get_user_model().objects.create_user("carol", password="pw-carol-123")
-    client = Client()
-    client.force_login(user)
-    browser.get(live_server.url + "/static/webtools/settings.css")
-    browser.delete_all_cookies()
-    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
-    return user
-
-
-def wait_for(browser, condition, timeout=10):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(browser, timeout).until(condition)
+    return log_in(browser, live_server, "carol")
 
 
 def open_page(browser, live_server):

@@ -7,10 +7,10 @@ from __future__ import annotations
 
 import json
 import threading
-from pathlib import Path
 
 import pytest
 
+from tests.corpora import READABILITY_PAGES, needs
 from tests.pdfs import make_pdf
 from tests.servers import LoopbackServer, Reply, redirect
 from webtools.net import AddressPolicy, HttpClient, client_for
@@ -19,7 +19,7 @@ from webtools.plugins.web_fetch import WebFetchOptionsForm, WebFetchPlugin
 from webtools.runtime import Ingesters, PluginSetup, Registry, ToolError, Turn
 from webtools.testing import tool_context_for_test
 
-CORPUS = Path(__file__).resolve().parents[1].parent / "shared" / "corpora" / "readability-pages"
+CORPUS = READABILITY_PAGES
 
 ARTICLE = """<html><head><title>Tides and the Moon, explained simply | Ocean Notes</title></head><body>
 <nav><a href="/">Home</a><a href="/about">NAVIGATION_ABOUT</a></nav>
@@ -477,7 +477,7 @@ def test_calls_in_parallel_threads_share_nothing_but_the_turn_cache(client, serv
     assert errors == []
 
 
-@pytest.mark.skipif(not CORPUS.is_dir(), reason=f"readability corpus not found at {CORPUS}")
+@needs(CORPUS)
 def test_a_real_corpus_page_end_to_end(client, server):
     folder = CORPUS / "wikipedia"
     meta = json.loads((folder / "expected-metadata.json").read_text())

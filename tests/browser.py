@@ -1,0 +1,61 @@
+"""A real headless Chromium for the page tests (selenium + Debian's chromium and chromium-driver).
+
+The ``browser`` fixture (in ``conftest.py``) skips its tests when the browser is missing, saying why,
+unless ``WEBTOOLS_REQUIRE_BROWSER`` is set (CI sets it), which makes a missing browser an error.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+def chromium():
+    """A headless Chromium driver, its profile removed when it quits; skips or fails when missing."""
+    if not (CHROMIUM and CHROMEDRIVER):
+        if os.environ.get("WEBTOOLS_REQUIRE_BROWSER"):
+            pytest.fail("WEBTOOLS_REQUIRE_BROWSER is set but chromium or chromedriver is missing.")
+        pytest.skip("chromium and chromedriver are not installed (apt-get install chromium chromium-driver)")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    profile = tempfile.mkdtemp(prefix="webtools-chromium-")
+    # This machine has no network: without the background-networking flags Chromium keeps trying to
+    # reach Google's hosts.
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+                 "--disable-quic", "--no-first-run", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", f"--user-data-dir={profile}",
+                 "--window-size=1200,900"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.implicitly_wait(0)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def log_in(browser, live_server, user):
+    """Give the browser a logged-in session for ``user`` (a user, or a username to create)."""
+    if isinstance(user, str):
+        user = get_user_model().objects.create_user(user, password=f"pw-{user}-123")
+    client = Client()
+    client.force_login(user)
+    browser.get(live_server.url + "/static/webtools/settings.css")  # a page on the host, to set cookies
+    browser.delete_all_cookies()
+    browser.add_cookie({"name": "sessionid", "value": client.cookies["sessionid"].value, "path": "/"})
+    return user
+
+
+def wait_for(browser, condition, timeout: float = 15):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(browser, timeout).until(condition)
