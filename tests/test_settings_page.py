@@ -66,3 +66,45 @@ def test_key_field_shows_only_for_modes_that_use_a_key_and_settings_save(browser
 def test_settings_page_requires_login(client, demo_plugins):
     response = client.get(reverse("webtools:settings"))
     assert response.status_code == 302 and "login" in response["Location"]
+
+
+def _shown(browser, element_id: str) -> bool:
+    from selenium.webdriver.common.by import By
+
+    return browser.find_element(By.ID, element_id).is_displayed()
+
+
+def test_web_search_settings_show_key_and_base_url_only_for_engines_that_use_them(browser, live_server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    log_in(browser, live_server, "lena")
+    open_page(browser, live_server)
+    engine = Select(browser.find_element(By.ID, "wt-field-engine"))
+    assert engine.first_selected_option.get_attribute("value") == "default"
+    assert not _shown(browser, "wt-field-api_key") and not _shown(browser, "wt-field-base_url")
+    engine.select_by_value("brave")
+    assert _shown(browser, "wt-field-api_key") and not _shown(browser, "wt-field-base_url")
+    engine.select_by_value("searxng")
+    assert not _shown(browser, "wt-field-api_key") and _shown(browser, "wt-field-base_url")
+
+
+def test_admin_shows_key_and_base_url_only_for_engines_that_use_them(browser, live_server):
+    from django.contrib.auth import get_user_model
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from webtools.models import PluginOptions
+
+    admin = get_user_model().objects.create_superuser("root", password="pw-root-123")
+    row = PluginOptions.objects.create(plugin="web_search")
+    log_in(browser, live_server, admin)
+    browser.get(live_server.url + reverse("admin:webtools_pluginoptions_change", args=[row.pk]))
+    engine = Select(browser.find_element(By.ID, "id_engine"))
+    assert not _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
+    engine.select_by_value("kagi")
+    assert _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
+    engine.select_by_value("searxng")
+    assert not _shown(browser, "id_api_key") and _shown(browser, "id_base_url")
+    engine.select_by_value("duckduckgo")
+    assert not _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
