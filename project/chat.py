@@ -34,7 +34,7 @@ from django.views.decorators.http import require_GET, require_POST
 from webtools.exceptions import TurnError
 from webtools.host import start_turn
 from webtools.integrations import openai as wt_openai
-from webtools.runtime import output_text
+from webtools.runtime import output_text, redact
 
 logger = logging.getLogger("project.chat")
 
@@ -183,7 +183,8 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
     try:
         with requests.post(url, json=body, headers=headers, stream=True, timeout=TIMEOUT) as response:
             if response.status_code != 200:
-                detail = " ".join(response.text[:300].split())
+                # Some servers echo the key they rejected: never pass it on to the page.
+                detail = redact(" ".join(response.text[:300].split()), [settings.OPENAI_API_KEY])
                 raise ModelServerError(f"The model server answered HTTP {response.status_code}: {detail}")
             content_type = response.headers.get("Content-Type", "")
             if "text/event-stream" not in content_type:

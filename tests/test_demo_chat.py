@@ -180,3 +180,14 @@ def test_closing_the_stream_mid_tool_cancels_the_turn(chat, settings):
     assert seen[0] == "tool_call"
     assert LookupPlugin.waited and LookupPlugin.waited[0][0] is True and LookupPlugin.waited[0][1] < 5
     assert len(llm.requests) == 1  # the model was not asked again
+
+
+def test_a_model_server_echoing_the_key_it_rejected_does_not_pass_it_to_the_page(chat, settings):
+    from tests.servers import LoopbackServer, Reply
+
+    refusal = Reply(401, {"Content-Type": "application/json"}, '{"error": "Incorrect API key: model-server-key"}')
+    with LoopbackServer({"*": refusal}) as server:
+        settings.OPENAI_BASE_URL = server.url("/v1")
+        events = events_of(post(chat, QUESTION))
+    assert events[0]["type"] == "error"
+    assert "model-server-key" not in events[0]["message"] and "[redacted]" in events[0]["message"]
