@@ -32,7 +32,16 @@ def test_changelist_lists_one_row_per_plugin_with_options(admin_client):
     response = admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
     assert response.status_code == 200
     assert list(PluginOptions.objects.values_list("plugin", flat=True)) == ["demo"]
-    assert "needs attention" in response.content.decode()
+    assert "not set up yet" in response.content.decode()
+
+
+def test_a_row_the_admin_created_on_first_view_is_not_a_system_error(admin_client):
+    from webtools import checks
+
+    admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    assert checks.check_plugin_options(databases=["default"]) == []
+    PluginOptions.objects.filter(plugin="demo").update(values={"mode": "keyed"})
+    assert [e.id for e in checks.check_plugin_options(databases=["default"])] == ["webtools.E002"]
 
 
 def test_saving_valid_options_stores_values_and_encrypted_secret(admin_client):

@@ -67,8 +67,15 @@ def test_stored_switches_pick_the_turns_tools(user, demo_plugins):
     assert [t.name for t in start_turn(user).tools] == ["shout", "fixed", "quiet"]
 
 
-def test_unsaved_options_mean_defaults_and_not_configured(demo_plugins):
+def test_unsaved_options_mean_defaults_and_not_configured_when_the_operator_must_choose(demo_plugins):
     loaded = load_options(demo_plugins["demo"])
-    assert loaded.configured is False and loaded.values["greeting"] == "hello"
+    assert loaded.configured is False and loaded.saved is False and loaded.values["greeting"] == "hello"
     PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
     assert load_options(demo_plugins["demo"]).configured is True
+
+
+def test_unsaved_options_whose_defaults_validate_are_configured():
+    from webtools.plugins.web_fetch import WebFetchPlugin
+
+    loaded = load_options(WebFetchPlugin())
+    assert loaded.configured is True and loaded.saved is False and loaded.values["max_characters"] == 20000

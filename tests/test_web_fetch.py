@@ -243,11 +243,17 @@ def test_non_http_urls_are_tool_errors(client, url):
         call(client, url)
 
 
-def test_url_resolving_to_a_private_address_is_refused(server):
+@pytest.mark.parametrize("respect_robots_txt", [True, False])
+def test_url_resolving_to_a_private_address_is_refused(server, respect_robots_txt):
     server.route("/", html(ARTICLE))
-    with pytest.raises(ToolError, match="not allowed"):
-        call(client_for(False), server.url("/"), respect_robots_txt=False)
-    assert server.hits("/") == 0
+    server.route("/robots.txt", (200, {"Content-Type": "text/plain"}, "User-agent: *\nAllow: /\n"))
+    with pytest.raises(ToolError) as refused:
+        call(client_for(False), server.url("/page"), respect_robots_txt=respect_robots_txt)
+    # Whether robots.txt is read first or not, the model learns the address itself is not allowed.
+    assert refused.value.message == (
+        f"The address {server.url('/page')} is not allowed: it resolves to a loopback address (127.0.0.1)."
+    )
+    assert server.requests == []
 
 
 def test_timeouts_say_so(client, server):

@@ -189,7 +189,9 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         if plugin is None or plugin.options_form is None:
             return "—"
         loaded = load_options(plugin, obj)
-        return str(_("configured")) if loaded.configured else str(_("needs attention"))
+        if loaded.configured:
+            return str(_("configured"))
+        return str(_("needs attention")) if loaded.saved else str(_("not set up yet"))
 
     def save_model(self, request, obj, form, change):
         super().save_model(request, obj, form, change)

@@ -96,6 +96,8 @@ class LoadedOptions:
     secrets: dict[str, str]
     configured: bool
     errors: dict[str, list[str]]
+    #: Whether the operator ever saved these options (a row the admin created on first view is not).
+    saved: bool = True
 
     @property
     def effective(self) -> dict[str, Any]:
@@ -103,26 +105,33 @@ class LoadedOptions:
 
 
 def load_options(plugin: Plugin, row=None) -> LoadedOptions:
-    """The plugin's stored options, validated; the form's defaults (``configured=False``) when none are
-    saved or they no longer validate (a system check reports why)."""
+    """The plugin's stored options, validated.
+
+    Options never saved are the form's defaults: ``configured`` when those validate (web fetch works
+    out of the box), not when the operator must choose something (web search's engine). Saved options
+    that no longer validate fall back to the defaults with ``configured=False``; a system check
+    reports why.
+    """
     if plugin.options_form is None:
         return LoadedOptions({}, {}, True, {})
     if row is None:
         from .models import PluginOptions
 
         row = PluginOptions.objects.filter(plugin=plugin.id).first()
-    if row is not None:
-        try:
-            stored_secrets = row.get_secrets()
-        except WebtoolsConfigurationError as err:
-            return LoadedOptions(plugin.default_options(), {}, False, {"__all__": [str(err)]})
-        checked = validate_settings(plugin.options_form, {**plugin.default_options(), **row.values}, stored_secrets)
+    defaults = plugin.default_options()
+    if row is None or not (row.values or row.encrypted_secrets):
+        checked = validate_settings(plugin.options_form, defaults)
         if checked.is_valid():
-            return LoadedOptions(checked.values, checked.secrets, True, {})
-        errors = checked.errors
-    else:
-        errors = {"__all__": ["The operator has not saved these options yet."]}
-    return LoadedOptions(plugin.default_options(), {}, False, errors)
+            return LoadedOptions(checked.values, {}, True, {}, saved=False)
+        return LoadedOptions(defaults, {}, False, checked.errors, saved=False)
+    try:
+        stored_secrets = row.get_secrets()
+    except WebtoolsConfigurationError as err:
+        return LoadedOptions(defaults, {}, False, {"__all__": [str(err)]})
+    checked = validate_settings(plugin.options_form, {**defaults, **row.values}, stored_secrets)
+    if checked.is_valid():
+        return LoadedOptions(checked.values, checked.secrets, True, {})
+    return LoadedOptions(defaults, {}, False, checked.errors)
 
 
 def build_registry(options: Mapping[str, LoadedOptions] | None = None) -> tuple[Registry, Ingesters, dict]:

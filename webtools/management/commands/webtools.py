@@ -125,6 +125,9 @@ class Command(BaseCommand):
             opts = loaded[plugin_id]
             if opts.configured:
                 report.append(("ok", f"{plugin.name}: options valid."))
+            elif not opts.saved:
+                problems = "; ".join(f"{f}: {' '.join(m)}" for f, m in opts.errors.items())
+                report.append(("warning", f"{plugin.name}: not set up yet ({problems})."))
             else:
                 for field, messages in opts.errors.items():
                     where = "" if field == "__all__" else f"{field}: "

@@ -204,6 +204,11 @@ class WebFetch:
             raise ToolCancelled() from err
         except TooManyRedirects:
             return robots.ALLOW_ALL  # 2.3.1.2: past five redirects robots.txt may count as unavailable
+        except AddressNotAllowed as err:
+            if err.url and robots.origin(err.url) == robots.origin(url):
+                # The site itself is private: say so, not that its robots.txt could not be read.
+                raise ToolError(str(err.for_url(url))) from err
+            return robots.DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
         except NetError:
             return robots.DISALLOW_ALL
         return robots.RobotsRules.parse(decode(data, response.charset), token)
