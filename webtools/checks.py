@@ -9,26 +9,25 @@
 """
 from __future__ import annotations
 
-from django.conf import settings
 from django.core.checks import Error, Tags, Warning, register
 from django.db import DatabaseError
 
 from . import crypto
-from .conf import get_setting
+from .conf import debug, get_setting
 from .exceptions import WebtoolsConfigurationError
 
 
 @register(Tags.security, deploy=False)
 def check_encryption_keys(app_configs=None, **kwargs):
     problem = crypto.check_keys()
-    if problem and not settings.DEBUG:
+    if problem and not debug():
         return [Error(problem, hint=crypto.KEYS_HINT, id="webtools.E001")]
     return []
 
 
 @register(Tags.security)
 def check_private_networks(app_configs=None, **kwargs):
-    if get_setting("ALLOW_PRIVATE_NETWORKS") and not settings.DEBUG:
+    if get_setting("ALLOW_PRIVATE_NETWORKS") and not debug():
         return [
             Warning(
                 "ALLOW_PRIVATE_NETWORKS is on: URLs from users and the model can reach private networks, "

@@ -55,6 +55,11 @@ def get_setting(name: str, default: Any = _MISSING) -> Any:
     raise ImproperlyConfigured(f'Set settings.WEBTOOLS["{name}"].')
 
 
+def debug() -> bool:
+    """Django's ``DEBUG``: the checks are stricter without it."""
+    return bool(settings.DEBUG)
+
+
 def user_agent() -> str:
     """``<app name> (+<public URL>)``, the User-Agent of every request webtools makes."""
     name = get_setting("APP_NAME")

@@ -102,17 +102,15 @@ class Command(BaseCommand):
             )
 
     def handle_check(self, user: str | None, offline: bool, **options):
-        from django.conf import settings
-
         from webtools import crypto
-        from webtools.conf import get_setting
+        from webtools.conf import debug, get_setting
         from webtools.host import build_registry, get_plugins, start_turn
 
         report: list[tuple[str, str]] = []
         problem = crypto.check_keys()
         report.append(("error" if problem else "ok", problem or f"{len(crypto.configured_keys())} encryption key(s)."))
         if get_setting("ALLOW_PRIVATE_NETWORKS"):
-            level = "warning" if settings.DEBUG else "error"
+            level = "warning" if debug() else "error"
             report.append((level, "ALLOW_PRIVATE_NETWORKS is on: the SSRF guard is off."))
         if not get_setting("PUBLIC_URL"):
             report.append(("warning", 'WEBTOOLS["PUBLIC_URL"] is empty: sites cannot learn who your bot is.'))
