@@ -7,7 +7,7 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from webtools.plugins.web_fetch import WebFetchOptionsForm
-from webtools.plugins.web_fetch.domains import (
+from webtools.runtime.domains import (
     _suffix_extractor,
     host_matches,
     is_public_suffix,

@@ -30,9 +30,12 @@ def _stored_secrets(row: UserPluginSettings | None) -> dict[str, str]:
         return {}  # the key that wrote them is gone: they count as not set
 
 
-def plugin_entries(user) -> list[dict]:
-    """Each plugin that has user settings or a switchable tool, as the API shows it."""
-    registry, _ingesters, loaded = build_registry()
+def plugin_entries(user, built=None) -> list[dict]:
+    """Each plugin that has user settings or a switchable tool, as the API shows it.
+
+    ``built`` is a ``build_registry()`` result the caller already has, so a request builds it once.
+    """
+    registry, _ingesters, loaded = built or build_registry()
     choices = dict(UserToolSetting.objects.filter(user=user).values_list("tool", "enabled"))
     rows = {row.plugin: row for row in UserPluginSettings.objects.filter(user=user)}
     entries = []
@@ -126,14 +129,15 @@ class UserPluginSettingsView(APIView):
     permission_classes = [IsAuthenticated]
 
     def _form(self, plugin_id: str):
+        """The plugin's user settings form under the current options, and the registry it was built with."""
         plugin = get_plugin(plugin_id)
         if plugin is None:
             raise Http404("No such plugin.")
-        _registry, _ingesters, loaded = build_registry()
-        form = plugin.user_settings_form(loaded[plugin_id].effective)
+        built = build_registry()
+        form = plugin.user_settings_form(built[2][plugin_id].effective)
         if form is None:
             raise Http404("This plugin has no user settings.")
-        return form
+        return form, built
 
     @extend_schema(
         request=OpenApiTypes.OBJECT,
@@ -141,7 +145,7 @@ class UserPluginSettingsView(APIView):
         summary="Store the user's settings of a plugin",
     )
     def put(self, request, plugin_id: str):
-        form = self._form(plugin_id)
+        form, built = self._form(plugin_id)
         body = request.data
         if not isinstance(body, dict):
             return Response({"detail": "Send a JSON object."}, status=status.HTTP_400_BAD_REQUEST)
@@ -166,7 +170,7 @@ class UserPluginSettingsView(APIView):
         row.values = checked.values
         row.set_secrets(checked.secrets)
         row.save()
-        entry = next(e for e in plugin_entries(request.user) if e["id"] == plugin_id)
+        entry = next(e for e in plugin_entries(request.user, built) if e["id"] == plugin_id)
         return Response(entry)
 
     @extend_schema(responses={204: None}, summary="Clear the user's settings of a plugin (tool switches stay)")

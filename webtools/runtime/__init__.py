@@ -5,6 +5,7 @@ the database for a host; tests and third-party plugins can build one directly.
 """
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 
+from . import domains
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
 from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fields
@@ -32,6 +33,7 @@ __all__ = [
     "ToolResult",
     "Turn",
     "TurnError",
+    "domains",
     "redact",
     "output_text",
     "replay",

@@ -8,35 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
-from webtools.runtime import CommaListField, Plugin, PluginSetup, Tool
+from webtools.runtime import Plugin, PluginSetup, Tool
+from webtools.runtime.domains import DomainListField
 
-from .domains import normalize_domain
 from .tool import DESCRIPTION, INPUT_SCHEMA, FetchOptions, WebFetch
 
-__all__ = ["DomainListField", "WebFetchOptionsForm", "WebFetchPlugin"]
-
-
-class DomainListField(CommaListField):
-    """Host names, one per line: each lowercased, Unicode names in IDNA form, duplicates dropped."""
-
-    def to_python(self, value: Any) -> list[str]:
-        entries = super().to_python(value)
-        out: list[str] = []
-        errors: list[ValidationError] = []
-        for entry in entries:
-            try:
-                host = normalize_domain(entry)
-            except ValidationError as err:
-                errors.append(err)
-                continue
-            if host not in out:
-                out.append(host)
-        if errors:
-            raise ValidationError(errors)
-        return out
+__all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
 
 
 class WebFetchOptionsForm(forms.Form):

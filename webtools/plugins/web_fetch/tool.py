@@ -10,9 +10,9 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from webtools.net import AddressNotAllowed, BodyTooLarge, Cancelled, NetError, TooManyRedirects
-from webtools.runtime import IngestInput, ToolCancelled, ToolContext, ToolError
+from webtools.runtime import IngestInput, ToolCancelled, ToolContext, ToolError, domains
 
-from . import domains, robots
+from . import robots
 from .extract import decode, extract
 
 logger = logging.getLogger("webtools.web_fetch")

@@ -21,11 +21,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from webtools.conf import get_setting
 from webtools.exceptions import ToolError
-from webtools.runtime import Plugin, PluginSetup, Tool, ToolContext
+from webtools.runtime import Plugin, PluginSetup, Tool, ToolContext, domains
 
 from . import search as shared
 from .engines import ENGINES
@@ -295,10 +296,13 @@ def _domains(value: Any, field: str) -> tuple[str, ...]:
         raise ToolError(f"{field} must be a list of domain names.")
     out = []
     for entry in value:
-        domain = shared.normalize_domain(entry) if isinstance(entry, str) else None
-        if domain is None:
-            raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.")
-        out.append(domain)
+        try:
+            if not isinstance(entry, str):
+                raise ValidationError("not text")
+            # The model may narrow to a whole suffix ("only gov sites"); an operator's list may not.
+            out.append(domains.normalize_domain(entry, allow_public_suffix=True))
+        except ValidationError:
+            raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.") from None
     return tuple(dict.fromkeys(out))
 
 

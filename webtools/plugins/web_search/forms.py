@@ -12,9 +12,9 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from webtools.runtime import CommaListField, SecretField
+from webtools.runtime.domains import DomainListField
 
 from .engines.base import Engine
-from .search import normalize_domain
 
 DEFAULT = "default"
 SAFE_SEARCH_CHOICES = [("off", _("Off")), ("moderate", _("Moderate")), ("strict", _("Strict"))]
@@ -43,23 +43,6 @@ class BaseURLField(forms.CharField):
                 _("Enter the URL without credentials, query or fragment."), code="invalid"
             )
         return value.rstrip("/")
-
-
-class DomainListField(CommaListField):
-    """Hostnames such as ``example.com``, each covering its subdomains."""
-
-    def to_python(self, value: Any) -> list[str]:
-        out = []
-        for entry in super().to_python(value):
-            domain = normalize_domain(entry)
-            if domain is None:
-                raise forms.ValidationError(
-                    _("%(entry)s is not a domain name such as example.com (no scheme, path or port)."),
-                    code="invalid",
-                    params={"entry": entry},
-                )
-            out.append(domain)
-        return list(dict.fromkeys(out))
 
 
 def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:

@@ -11,12 +11,11 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from webtools.exceptions import ToolCancelled, ToolError
-from webtools.runtime import redact
+from webtools.runtime import domains, redact
 
 from .engines.base import Engine, ResponseError, Search, SearchResult
 
@@ -32,18 +31,6 @@ DETAIL_CHARACTERS = 300
 
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^<>]*>", re.S)
 _SPACE = re.compile(r"\s+")
-#: A hostname: labels of letters, digits and hyphens, dot separated.
-_HOSTNAME = re.compile(
-    r"^(?=.{1,253}$)(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$"
-)
-
-
-@dataclass
-class Outcome:
-    """The cleaned results of one search and what the model should know about them."""
-
-    results: list[dict[str, str]]
-    notes: list[str] = field(default_factory=list)
 
 
 # -- text ---------------------------------------------------------------------------------------
@@ -63,37 +50,6 @@ def cut(text: str, limit: int) -> str:
 
 def collapse(text: str) -> str:
     return _SPACE.sub(" ", text).strip()
-
-
-# -- domains ------------------------------------------------------------------------------------
-
-
-def normalize_domain(entry: str) -> str | None:
-    """A domain list entry in canonical form (lowercase ASCII, no trailing dot), or None when it is
-    not a bare hostname (a scheme, a path, a port or a wildcard are refused)."""
-    entry = entry.strip().lower().rstrip(".")
-    try:
-        entry = entry.encode("idna").decode("ascii")
-    except UnicodeError:
-        return None
-    return entry if _HOSTNAME.match(entry) else None
-
-
-def host_of(url: str) -> str:
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    host = host.rstrip(".")
-    try:
-        return host.encode("idna").decode("ascii")
-    except UnicodeError:
-        return host
-
-
-def in_domains(host: str, domains: Iterable[str]) -> bool:
-    """Whether ``host`` is one of ``domains`` or a subdomain of one."""
-    return any(host == d or host.endswith("." + d) for d in domains)
 
 
 # -- the request ------------------------------------------------------------------------------------
@@ -207,8 +163,10 @@ def clean_results(
         if url in seen:
             continue
         seen.add(url)
-        host = host_of(url)
-        if in_domains(host, blocked_domains) or (allowed_domains and not in_domains(host, allowed_domains)):
+        host = domains.url_host(url)
+        if domains.host_matches(host, blocked_domains) or (
+            allowed_domains and not domains.host_matches(host, allowed_domains)
+        ):
             filtered += 1
             continue
         if len(out) >= count:

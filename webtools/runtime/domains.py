@@ -1,4 +1,5 @@
-"""The operator's domain lists: what an entry may be, and which hosts it covers.
+"""Domain lists, shared by every plugin that has them (web fetch's allow and deny lists, web search's
+blocked domains and the model's ``allowed_domains``): what an entry may be, and which hosts it covers.
 
 An entry is a host name. It covers that host and every subdomain (``example.com`` covers
 ``docs.example.com``, never ``badexample.com``). Entries are stored lowercased, Unicode names in their
@@ -14,6 +15,8 @@ from urllib.parse import urlsplit
 
 import idna
 from django.core.exceptions import ValidationError
+
+from .plugins import CommaListField
 
 # RFC 1123 labels: letters, digits and hyphens, not starting or ending with a hyphen, 63 at most.
 _LABEL = re.compile(r"(?!-)[a-z0-9-]{1,63}(?<!-)\Z")
@@ -45,8 +48,13 @@ def is_public_suffix(host: str) -> bool:
     return bool(parts.suffix) and not parts.domain
 
 
-def normalize_domain(entry: str) -> str:
-    """The stored form of a domain list entry; raises ``ValidationError`` saying what is wrong."""
+def normalize_domain(entry: str, *, allow_public_suffix: bool = False) -> str:
+    """The stored form of a domain list entry; raises ``ValidationError`` saying what is wrong.
+
+    A bare public suffix (``com``, ``co.uk``) is refused in an operator's list, where it is almost
+    always a mistake; ``allow_public_suffix`` accepts it where narrowing to one is meaningful (a model
+    asking for results from ``gov`` only).
+    """
     raw = entry.strip()
     if not raw:
         raise ValidationError("An entry is empty.", code="empty")
@@ -83,7 +91,7 @@ def normalize_domain(entry: str) -> str:
         raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
     if labels[-1].isdigit() and not _is_ipv4(host):
         raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
-    if is_public_suffix(host):
+    if not allow_public_suffix and is_public_suffix(host):
         raise ValidationError(
             "“%(entry)s” is a public suffix shared by many unrelated sites; enter a domain under it.",
             code="public_suffix", params={"entry": raw},
@@ -133,3 +141,23 @@ def refusal(host: str, allow: Iterable[str], deny: Iterable[str]) -> str | None:
     if allow and not host_matches(host, allow):
         return "the operator allows only some domains, and this is not one of them"
     return None
+
+
+class DomainListField(CommaListField):
+    """Host names, one per line: each lowercased, Unicode names in IDNA form, duplicates dropped."""
+
+    def to_python(self, value):
+        entries = super().to_python(value)
+        out: list[str] = []
+        errors: list[ValidationError] = []
+        for entry in entries:
+            try:
+                host = normalize_domain(entry)
+            except ValidationError as err:
+                errors.append(err)
+                continue
+            if host not in out:
+                out.append(host)
+        if errors:
+            raise ValidationError(errors)
+        return out
