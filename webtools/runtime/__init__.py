@@ -6,6 +6,7 @@ the database for a host; tests and third-party plugins can build one directly.
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 
 from . import domains
+from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
 from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fields
@@ -18,11 +19,13 @@ __all__ = [
     "CancelSignal",
     "Citation",
     "Citations",
+    "Deadline",
     "CommaListField",
     "IngestInput",
     "Ingester",
     "Ingesters",
     "Plugin",
+    "ReadingTooLong",
     "PluginSetup",
     "Registry",
     "SecretField",
