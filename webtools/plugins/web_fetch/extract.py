@@ -23,6 +23,8 @@ from lxml import etree
 from markdownify import MarkdownConverter
 from readability import Document
 
+from webtools.runtime.budget import Deadline
+
 #: Elements that are never content: scripts and styles, the page's chrome, embedded apps and forms.
 REMOVED_TAGS = (
     "script", "style", "nav", "header", "footer", "noscript", "template", "iframe", "svg", "canvas",
@@ -408,9 +410,17 @@ def _text_length(element) -> int:
     return len(" ".join(element.text_content().split())) if element is not None else 0
 
 
-def extract(html: str | bytes, url: str, *, include_image_urls: bool = False) -> tuple[str | None, str]:
+def extract(
+    html: str | bytes, url: str, *, include_image_urls: bool = False, deadline: Deadline | None = None
+) -> tuple[str | None, str]:
     """The title and the main text of an HTML page as Markdown, links and images absolute against
-    ``url`` (the final URL). A page with no text gives ``(title, "")``."""
+    ``url`` (the final URL). A page with no text gives ``(title, "")``.
+
+    ``deadline`` is the call's reading budget: extraction checks it between its stages and raises
+    ``ReadingTooLong`` (or ``ToolCancelled``) when it has run out.
+    """
+    deadline = deadline or Deadline.never()
+    deadline.check()
     doc = _parse(html)
     if doc is None:
         return None, ""
@@ -423,6 +433,7 @@ def extract(html: str | bytes, url: str, *, include_image_urls: bool = False) ->
     page_chars = _text_length(body)
     if page_chars == 0:
         return title, ""
+    deadline.check()
     article_html = ""
     try:
         article_html = _Readability(doc, url=url).summary(html_partial=True)
@@ -436,6 +447,7 @@ def extract(html: str | bytes, url: str, *, include_image_urls: bool = False) ->
         article_chars < MIN_ARTICLE_CHARACTERS and article_chars < page_chars * MIN_ARTICLE_SHARE
     ):
         content = body
+    deadline.check()
     absolutize(content, base)
     article_html = lxml.html.tostring(content, encoding="unicode")
     markdown = to_markdown(article_html, include_image_urls=include_image_urls, title=title, page_url=url)
