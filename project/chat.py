@@ -121,6 +121,7 @@ def run_chat(user, history: list[dict]) -> Iterator[dict]:
         yield {"type": "done"}
         return
     messages = [{"role": "system", "content": SYSTEM_PROMPT}, *history]
+    wt_openai.observe(turn, history)  # the URLs the user wrote may be fetched; the model's may not
     try:
         for step in range(MAX_STEPS):
             # The last step offers no tools, so the model has to answer with what it has.

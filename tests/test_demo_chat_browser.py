@@ -109,7 +109,7 @@ def test_real_search_and_fetch_in_the_chat_cite_the_page(browser, live_server, s
               answer("Querysets are lazy.")]
     with ScriptedLLM(script) as llm:
         settings.OPENAI_BASE_URL = llm.url
-        ask_question(browser, live_server, "How does Django's ORM work?")
+        ask_question(browser, live_server, f"How does Django's ORM work? {article} says something.")
 
     calls = browser.find_elements(By.CSS_SELECTOR, ".chat-tool")
     assert [c.get_attribute("data-tool") for c in calls] == ["web_search", "web_fetch"]

@@ -92,7 +92,8 @@ def test_fetch_and_search_record_host_status_and_engine_but_no_content(heard):
         handler = WebFetch(FetchOptions.from_options({"respect_robots_txt": False}))
         registry.register(Tool("web_fetch", "", {"type": "object"}, handler, untrusted=True), "web_fetch")
         client = HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]))
-        turn = Turn(registry=registry, requested_tools=["web_fetch"], fetch=client, on_call=send_call_signals)
+        turn = Turn(registry=registry, requested_tools=["web_fetch"], fetch=client, on_call=send_call_signals,
+                    messages=[f"Read {server.url('/doc')}"])
         turn.call("web_fetch", {"url": server.url("/doc")})
     fetched = [kwargs for name, _s, kwargs in heard if name == "tool_called"][0]
     assert fetched["details"] == {"host": "127.0.0.1", "cached": False, "status": 200, "content_type": "text/plain"}

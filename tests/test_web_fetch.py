@@ -456,7 +456,7 @@ def test_output_is_wrapped_as_untrusted_and_cited_through_a_turn(client, server)
     registry = Registry()
     plugin = WebFetchPlugin()
     plugin.setup(PluginSetup("web_fetch", plugin.default_options(), registry, Ingesters()))
-    with Turn(registry=registry, fetch=client) as turn:
+    with Turn(registry=registry, fetch=client, messages=[f"What does {server.url('/')} say?"]) as turn:
         result = turn.call("web_fetch", {"url": server.url("/")})
     assert not result.is_error
     assert result.model_text.startswith("<untrusted_tool_output id=")

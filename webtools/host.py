@@ -216,12 +216,14 @@ def start_turn(
     conversation: str = "",
     requested_tools: Iterable[str] | None = None,
     supports_tools: bool = True,
+    messages: Iterable[str] = (),
 ) -> Turn:
     """Start a turn for ``user``: the host's entry point.
 
     ``requested_tools`` given (even empty) means exactly those tools; absent means the user's enabled
-    tools. Raises ``webtools.exceptions.TurnError`` when the request names an unknown tool, or names
-    tools for a model without tool support.
+    tools. ``messages`` is what the user wrote in this conversation (text): the URLs in it may be
+    fetched (``turn.observe(text)`` adds more later). Raises ``webtools.exceptions.TurnError`` when
+    the request names an unknown tool, or names tools for a model without tool support.
     """
     registry, ingesters, loaded = build_registry()
     settings_by_plugin = user_settings(user)
@@ -248,4 +250,5 @@ def start_turn(
         secrets=secrets,
         user_agent=agent,
         on_call=send_call_signals,
+        messages=messages,
     )

@@ -3,6 +3,7 @@
 Works with the ``anthropic`` SDK's objects and with the plain dicts of the HTTP API, and never imports
 the SDK. A loop::
 
+    anthropic.observe(turn, messages)   # the URLs the user wrote may be fetched
     tools = anthropic.tools(turn)
     while True:
         response = client.messages.create(model=..., max_tokens=..., messages=messages, tools=tools)
@@ -18,12 +19,28 @@ from typing import Any
 
 from webtools.runtime import ToolResult, Turn
 
-from .base import MAX_CONCURRENT_CALLS, Call, field, run_calls
+from .base import MAX_CONCURRENT_CALLS, Call, field, run_calls, text_parts
 
 
 def tools(turn: Turn) -> list[dict]:
     """The offered tools in the Messages ``tools`` format."""
     return turn.anthropic_tools()
+
+
+def observe(turn: Turn, messages: Any) -> None:
+    """Tell the turn what the conversation holds: the text of every ``user`` message, its
+    ``tool_result`` blocks (earlier tools' results) included, so the URLs in them may be fetched.
+    ``assistant`` messages are not observed: a URL the model wrote may be one a page dictated."""
+    for message in messages or []:
+        if field(message, "role") != "user":
+            continue
+        content = field(message, "content")
+        for text in text_parts(content):
+            turn.observe(text)
+        for block in content if isinstance(content, list) else []:
+            if field(block, "type") == "tool_result":
+                for text in text_parts(field(block, "content")):
+                    turn.observe(text)
 
 
 def tool_uses(message: Any) -> list[Call]:

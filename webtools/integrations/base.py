@@ -1,7 +1,7 @@
 """What both adapters share: reading SDK objects and dicts alike, and running one step's calls."""
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,3 +33,16 @@ def run_calls(
     """Run one step's ``calls`` with ``Turn.call_many``: at most ``max_workers`` at once, results and
     citations in call order. ``turn.call`` never raises, so one failing call cannot lose the others."""
     return turn.call_many([(c.name, c.input, c.id) for c in calls], max_workers=max_workers)
+
+
+def text_parts(content: Any) -> Iterable[str]:
+    """The text of a message's ``content``: a string, or the ``text`` of its text parts (``type``
+    ``text`` in both APIs; the other parts, images and files, hold no text the user typed)."""
+    if isinstance(content, str):
+        yield content
+        return
+    for part in content or []:
+        if isinstance(part, str):
+            yield part
+        elif field(part, "type") == "text" and isinstance(field(part, "text"), str):
+            yield field(part, "text")

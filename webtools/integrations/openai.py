@@ -3,6 +3,7 @@
 Works with the ``openai`` SDK's objects and with the plain dicts of the HTTP API (``requests``, or any
 OpenAI-compatible server: llama.cpp, Ollama, vLLM), and never imports the SDK. A loop::
 
+    openai.observe(turn, messages)    # the URLs the user wrote may be fetched
     tools = openai.tools(turn) or None
     while True:
         message = client.chat.completions.create(model=..., messages=messages, tools=tools).choices[0].message
@@ -18,12 +19,22 @@ from typing import Any
 
 from webtools.runtime import ToolResult, Turn
 
-from .base import MAX_CONCURRENT_CALLS, Call, field, run_calls
+from .base import MAX_CONCURRENT_CALLS, Call, field, run_calls, text_parts
 
 
 def tools(turn: Turn) -> list[dict]:
     """The offered tools in the ``tools`` format (empty when none: send ``tools=None`` then)."""
     return turn.openai_tools()
+
+
+def observe(turn: Turn, messages: Any) -> None:
+    """Tell the turn what the conversation holds: the text of every ``user`` message and of every
+    ``tool`` message (earlier tools' results), so the URLs in them may be fetched. ``system`` and
+    ``assistant`` messages are not observed: a URL the model wrote may be one a page dictated."""
+    for message in messages or []:
+        if field(message, "role") in ("user", "tool"):
+            for text in text_parts(field(message, "content")):
+                turn.observe(text)
 
 
 def tool_calls(message: Any) -> list[Call]:

@@ -119,6 +119,10 @@ class ToolContext:
     user_agent: str = "webtools"
     #: Facts about this call for the audit trail (``engine``, ``host``, ``status``...), set with ``audit``.
     audit_details: dict = field(default_factory=dict)
+    #: The URLs that appeared in the conversation (``webtools.runtime.provenance.ConversationUrls``:
+    #: ``url in ctx.conversation_urls``). A ``Turn`` always sets it; None means no conversation is
+    #: tracked (a handler called directly, as in ``tool_context_for_test``).
+    conversation_urls: Any = None
 
     def audit(self, **details: Any) -> None:
         """Record facts about this call for the operator's audit signals and logs.

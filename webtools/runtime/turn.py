@@ -16,6 +16,7 @@ from webtools.exceptions import ToolCancelled, ToolError
 
 from .context import CancelSignal, Citations, ToolContext
 from .ingesters import Ingesters
+from .provenance import ConversationUrls
 from .redaction import redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .wrapping import model_text
@@ -56,6 +57,7 @@ class Turn:
         secrets: Iterable[str] = (),
         user_agent: str = "webtools",
         on_call: Callable[[ToolResult, dict], None] | None = None,
+        messages: Iterable[str] = (),
     ) -> None:
         self.registry = registry
         self.ingesters = ingesters or Ingesters()
@@ -64,6 +66,8 @@ class Turn:
         self.roles = frozenset(roles)
         self.signal = CancelSignal()
         self.citations = Citations()
+        #: The URLs that appeared in the conversation: ``messages``, ``observe``d text, tools' outputs.
+        self.urls = ConversationUrls(messages)
         self.fetch = fetch
         self.http = http
         self.user_agent = user_agent
@@ -73,6 +77,12 @@ class Turn:
         self._caches: dict[str, dict] | None = {}
         self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
         self._offered = {tool.name: tool for tool in self.tools}
+
+    def observe(self, text: str) -> None:
+        """Tell the turn what the user wrote (or other text of the conversation the host vouches for),
+        so the URLs in it count as having appeared in the conversation (see ``web_fetch``'s
+        ``only_conversation_urls``). Never pass the model's own messages."""
+        self.urls.observe(text)
 
     # -- tool definitions ------------------------------------------------------------------------
 
@@ -171,11 +181,13 @@ class Turn:
             settings=self._settings.get(self.registry.owner(name) or "", {}),
             user_agent=self.user_agent,
             audit_details=details,
+            conversation_urls=self.urls,
         )
         try:
             self.signal.raise_if_cancelled()
             output = tool.handler(dict(input), ctx)
             json.dumps(output)
+            self.urls.observe_output(output)
         except ToolError as err:
             return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)
         except Exception:
@@ -218,7 +230,15 @@ class Turn:
         )
 
     def replay(self, results: Iterable[Mapping[str, Any]]) -> list[str]:
-        """Render stored raw results of an earlier turn for the model, with fresh boundaries."""
+        """Render stored raw results of an earlier turn for the model, with fresh boundaries.
+
+        The URLs of the results that were not errors count as having appeared in the conversation
+        again, as they did when the results were new.
+        """
+        results = list(results)
+        for result in results:
+            if not _is_error(result):
+                self.urls.observe_output(result.get("output"))
         return _replay(results, self.registry)
 
     # -- lifetime --------------------------------------------------------------------------------
@@ -241,6 +261,12 @@ class Turn:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _is_error(result: Mapping[str, Any]) -> bool:
+    """A stored result that was an error (``is_error``, or the ``{"error": message}`` output of one)."""
+    output = result.get("output")
+    return bool(result.get("is_error")) or (isinstance(output, Mapping) and list(output) == ["error"])
 
 
 class _CallCitations:

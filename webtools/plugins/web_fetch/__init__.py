@@ -31,6 +31,12 @@ class WebFetchOptionsForm(forms.Form):
         help_text=_("These domains and their subdomains are never fetched. Checked before the allowed "
                     "domains, on every redirect."),
     )
+    only_conversation_urls = forms.BooleanField(
+        required=False, initial=True, label=_("Fetch only URLs from the conversation"),
+        help_text=_("Fetch a URL only when it appeared in the conversation: in a user's message, a search "
+                    "result or a page fetched before. A page that tells the model to send conversation "
+                    "data to an address of its own then gets nowhere."),
+    )
     user_toggle = forms.BooleanField(
         required=False, initial=True, label=_("Users may switch the tool off"),
     )

@@ -44,6 +44,7 @@ ACCEPT = (
     "application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5"
 )
 ROBOTS_TIMEOUT = 10.0
+NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class FetchOptions:
     timeout_seconds: float = 20
     respect_robots_txt: bool = True
     include_image_urls: bool = False
+    only_conversation_urls: bool = True
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -111,6 +113,12 @@ class WebFetch:
         scheme = urlsplit(url).scheme.lower() if url else ""
         if scheme not in ("http", "https"):
             raise ToolError(f"Only http and https URLs can be fetched, not {url[:200]!r}.")
+        seen = ctx.conversation_urls
+        if self.options.only_conversation_urls and seen is not None and url not in seen:
+            # The model may have composed this URL, with conversation data in it, because a page told
+            # it to (docs/security.md): only URLs someone else wrote are fetched.
+            ctx.audit(host=urlsplit(url).hostname, refused="provenance")
+            raise ToolError(NOT_FROM_CONVERSATION)
         cache_key = ("page", url)
         page = ctx.turn_cache.get(cache_key)
         ctx.audit(host=urlsplit(url).hostname, cached=page is not None)
