@@ -63,7 +63,10 @@ def test_what_is_not_an_http_url_has_no_canonical_form(url):
     assert canonical(url) is None
 
 
-URL_TEXT = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF, exclude_characters="#"), max_size=30)
+# Whitespace and control characters are left out: web_fetch strips them from the ends before both
+# checking and fetching, and inside a URL urllib3 refuses them.
+URL_TEXT = st.text(st.characters(min_codepoint=33, max_codepoint=0x2FF, exclude_characters="#",
+                                 exclude_categories=("Cc", "Zs")), max_size=30)
 
 
 @settings(max_examples=300, deadline=None)

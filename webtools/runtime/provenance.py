@@ -34,7 +34,7 @@ def canonical(url: str) -> str | None:
     """``url`` in the form two spellings of one address share, or None when it is not an http(s) URL.
 
     Lowercase scheme and host, the host in IDNA form, no default port, ``/`` for an empty path, no
-    fragment (never sent to the server), percent-escapes in upper case and unreserved characters
+    ``.`` and ``..`` segments (RFC 3986 5.2.4, as urllib3 removes them before sending), no fragment (never sent to the server), percent-escapes in upper case and unreserved characters
     unescaped. Userinfo and the query stay as they are: they are what a server receives.
     """
     try:
@@ -57,7 +57,7 @@ def canonical(url: str) -> str | None:
         host = f"{host}:{port}"
     userinfo = parts.netloc.rpartition("@")[0]
     netloc = f"{userinfo}@{host}" if userinfo else host
-    return urlunsplit((scheme, netloc, _escapes(parts.path, _PATH) or "/", _escapes(parts.query, _QUERY), ""))
+    return urlunsplit((scheme, netloc, _dot_segments(_escapes(parts.path, _PATH)) or "/", _escapes(parts.query, _QUERY), ""))
 
 
 def _escapes(text: str, allowed: frozenset[str]) -> str:
@@ -75,6 +75,20 @@ def _escapes(text: str, allowed: frozenset[str]) -> str:
         char = chr(byte)
         out.append(char if byte < 128 and (char in allowed or (char == "%" and keep_percent)) else f"%{byte:02X}")
     return "".join(out)
+
+
+def _dot_segments(path: str) -> str:
+    """``path`` without ``.`` and ``..`` segments (RFC 3986 5.2.4)."""
+    out: list[str] = []
+    for segment in path.split("/"):
+        if segment == "..":
+            if len(out) > 1:
+                out.pop()
+        elif segment != ".":
+            out.append(segment)
+    if path.endswith(("/.", "/..")):
+        out.append("")
+    return "/".join(out)
 
 
 def urls_in(text: str) -> set[str]:
