@@ -34,8 +34,9 @@ def canonical(url: str) -> str | None:
     """``url`` in the form two spellings of one address share, or None when it is not an http(s) URL.
 
     Lowercase scheme and host, the host in IDNA form, no default port, ``/`` for an empty path, no
-    ``.`` and ``..`` segments (RFC 3986 5.2.4, as urllib3 removes them before sending), no fragment (never sent to the server), percent-escapes in upper case and unreserved characters
-    unescaped. Userinfo and the query stay as they are: they are what a server receives.
+    ``.`` and ``..`` segments (RFC 3986 5.2.4: urllib3 removes them before sending), no fragment (never
+    sent), path and query escaped as urllib3 escapes them. Userinfo and the query's content stay: they
+    are what a server receives.
     """
     try:
         parts = urlsplit(url.strip())
@@ -57,7 +58,8 @@ def canonical(url: str) -> str | None:
         host = f"{host}:{port}"
     userinfo = parts.netloc.rpartition("@")[0]
     netloc = f"{userinfo}@{host}" if userinfo else host
-    return urlunsplit((scheme, netloc, _dot_segments(_escapes(parts.path, _PATH)) or "/", _escapes(parts.query, _QUERY), ""))
+    path = _dot_segments(_escapes(parts.path, _PATH)) or "/"
+    return urlunsplit((scheme, netloc, path, _escapes(parts.query, _QUERY), ""))
 
 
 def _escapes(text: str, allowed: frozenset[str]) -> str:
