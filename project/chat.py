@@ -34,7 +34,9 @@ from django.views.decorators.http import require_GET, require_POST
 from webtools.exceptions import TurnError
 from webtools.host import start_turn
 from webtools.integrations import openai as wt_openai
-from webtools.runtime import output_text, redact
+from webtools.net.errors import display_url
+from webtools.runtime import excerpt, output_text
+from webtools.runtime.redaction import EXCERPT_SOURCE_CHARACTERS
 
 logger = logging.getLogger("project.chat")
 
@@ -65,7 +67,8 @@ def chat_page(request):
     return render(request, "chat.html", {
         "missing": missing_settings(),
         "model": getattr(settings, "OPENAI_MODEL", ""),
-        "base_url": getattr(settings, "OPENAI_BASE_URL", ""),
+        # Shown to every signed-in user: never with the credentials or query string it may carry.
+        "base_url": display_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
     })
 
 
@@ -172,6 +175,39 @@ class ModelServerError(Exception):
     """The model server could not be reached or refused the request; the message is for the user."""
 
 
+#: OpenAI-style ``error.code`` values with a message of their own. Anything else is told by its status.
+KNOWN_ERROR_CODES = {
+    "invalid_api_key": "The model server rejected the API key (OPENAI_API_KEY).",
+    "model_not_found": "The model server does not know the model (OPENAI_MODEL).",
+    "context_length_exceeded": "The conversation is too long for the model: start a new chat.",
+    "insufficient_quota": "The model server's quota for this key is used up.",
+    "rate_limit_exceeded": "The model server's rate limit was reached: try again in a moment.",
+}
+
+
+def model_server_error(status: int, body: str) -> str:
+    """A fixed message for an error response. The body is never shown: servers echo the key they
+    rejected, in any spelling. It is logged, masked, for the operator."""
+    logger.warning("The model server answered HTTP %s: %s", status,
+                   excerpt(body, [getattr(settings, "OPENAI_API_KEY", "")], 500))
+    try:
+        error = json.loads(body).get("error")
+        code = error.get("code") if isinstance(error, dict) else None
+    except (ValueError, RecursionError, AttributeError):
+        code = None
+    if isinstance(code, str) and code in KNOWN_ERROR_CODES:
+        return KNOWN_ERROR_CODES[code]
+    if status in (401, 403):
+        return f"The model server rejected the API key (OPENAI_API_KEY) with HTTP {status}."
+    if status == 404:
+        return "The model server answered HTTP 404: check OPENAI_BASE_URL and OPENAI_MODEL."
+    if status == 429:
+        return "The model server's rate limit was reached: try again in a moment."
+    if 500 <= status:
+        return f"The model server failed (HTTP {status})."
+    return f"The model server refused the request (HTTP {status})."
+
+
 def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict]:
     """POST a streaming Chat Completions request and yield each parsed server-sent event."""
     url = settings.OPENAI_BASE_URL.rstrip("/") + "/chat/completions"
@@ -184,14 +220,16 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
     try:
         with requests.post(url, json=body, headers=headers, stream=True, timeout=TIMEOUT) as response:
             if response.status_code != 200:
-                # Some servers echo the key they rejected: never pass it on to the page.
-                detail = redact(" ".join(response.text[:300].split()), [settings.OPENAI_API_KEY])
-                raise ModelServerError(f"The model server answered HTTP {response.status_code}: {detail}")
+                body = response.raw.read(EXCERPT_SOURCE_CHARACTERS, decode_content=True) or b""
+                raise ModelServerError(model_server_error(response.status_code, body.decode("utf-8", "replace")))
             content_type = response.headers.get("Content-Type", "")
             if "text/event-stream" not in content_type:
                 # A server that ignores ``stream``: one whole completion, replayed as one chunk.
-                whole = response.json()
-                message = (whole.get("choices") or [{}])[0].get("message") or {}
+                try:
+                    whole = response.json()
+                    message = (whole.get("choices") or [{}])[0].get("message") or {}
+                except (ValueError, RecursionError, AttributeError, IndexError, TypeError) as err:
+                    raise ModelServerError("The model server sent an answer that is not a completion.") from err
                 yield {"choices": [{"index": 0, "delta": {**message, "tool_calls": [
                     {**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]}}]}
                 return
@@ -204,10 +242,12 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
                 if data == "[DONE]":
                     return
                 try:
-                    yield json.loads(data)
-                except json.JSONDecodeError:
+                    event = json.loads(data)
+                except (ValueError, RecursionError):
                     logger.warning("Skipped a malformed event from the model server.")
+                    continue
+                yield event
     except requests.RequestException as err:
         raise ModelServerError(
-            f"The model server at {url} could not be reached ({type(err).__name__})."
+            f"The model server at {display_url(url)} could not be reached ({type(err).__name__})."
         ) from err

@@ -145,3 +145,14 @@ def test_test_page_refuses_input_that_is_not_a_json_object(admin_client):
     url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
     page = admin_client.post(url, {"tool": "echo", "input": "[1, 2]"}).content.decode()
     assert "Enter a JSON object." in page and "test-output" not in page
+
+
+def test_a_key_with_a_line_break_is_refused_on_the_field(admin_client):
+    admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    row = PluginOptions.objects.get(plugin="demo")
+    response = post(admin_client, row, mode="keyed", api_key="admin-key\r\n98765")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "without spaces or line breaks" in page and "98765" not in page
+    row.refresh_from_db()
+    assert row.values == {} and not row.encrypted_secrets

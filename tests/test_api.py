@@ -158,3 +158,25 @@ def test_openapi_schema_describes_the_settings_api(api):
     assert "/api/plugins/settings" in paths
     assert "put" in paths["/api/plugins/{plugin_id}/tools/{tool_name}"]
     assert {"put", "delete"} <= set(paths["/api/plugins/{plugin_id}/settings"])
+
+
+@pytest.mark.parametrize("key,message", [
+    ("user-key-12345\r\nX-Injected: 1", "without spaces or line breaks"),
+    ("user-key-12345\n", None),  # a trailing line break from a paste is dropped, not refused
+    ("user key 12345678", "without spaces or line breaks"),
+    ("user-kéy-12345678", "without spaces or line breaks"),
+    ("user-key-\x00-12345", "without spaces or line breaks"),
+    ("short", "at least 8 characters"),
+    ("k" * 1001, "at most 1000 characters"),
+])
+def test_a_key_is_printable_ascii_without_spaces_and_of_sensible_length(api, user, key, message):
+    response = api.put(reverse("webtools:user-plugin-settings", args=["demo"]), {"mode": "keyed", "api_key": key},
+                       format="json")
+    if message is None:
+        assert response.status_code == 200
+        assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key": key.strip()}
+        return
+    assert response.status_code == 400
+    errors = " ".join(response.json()["api_key"])
+    assert message in errors and key.strip() not in errors
+    assert not UserPluginSettings.objects.filter(user=user).exists()

@@ -691,27 +691,12 @@ def test_safe_search_and_country_options_reach_the_engine(server, plain):
     [
         ("brave", 401, None, "The Brave API key was rejected."),
         ("brave", 403, None, "The Brave API key was rejected."),
-        (
-            "brave",
-            422,
-            "brave_422_invalid_token.json",
-            'The Brave API key was rejected. Brave said: "The provided subscription token is invalid."',
-        ),
-        (
-            "brave",
-            429,
-            "brave_429.json",
-            'Brave\'s rate limit was reached. Brave said: "Request rate limit exceeded for plan."',
-        ),
-        ("tavily", 432, "tavily_432.json", "Tavily's plan usage limit was reached. Tavily said: "),
-        ("tavily", 433, "tavily_433.json", "Tavily's pay-as-you-go limit was reached. Tavily said: "),
+        ("brave", 422, "brave_422_invalid_token.json", "The Brave API key was rejected."),
+        ("brave", 429, "brave_429.json", "Brave's rate limit was reached."),
+        ("tavily", 432, "tavily_432.json", "Tavily's plan usage limit was reached."),
+        ("tavily", 433, "tavily_433.json", "Tavily's pay-as-you-go limit was reached."),
         ("brave", 500, None, "Brave search failed (HTTP 500)."),
-        (
-            "kagi",
-            401,
-            "kagi_401.json",
-            'The Kagi API key was rejected. Kagi said: "Malformed authorization token"',
-        ),
+        ("kagi", 401, "kagi_401.json", "The Kagi API key was rejected."),
     ],
 )
 def test_http_errors_become_messages_naming_the_engine(server, plain, engine, status, fixture, message):
@@ -719,7 +704,7 @@ def test_http_errors_become_messages_naming_the_engine(server, plain, engine, st
         server.record(engine, status, fixture)
     else:
         server.route(f"/{engine}", "<html>error</html>", status, "text/html")
-    assert error_of(options(engine=engine), {"query": "django"}, http=plain).startswith(message)
+    assert error_of(options(engine=engine), {"query": "django"}, http=plain) == message
 
 
 def test_searxng_403_says_to_enable_json(server, plain):
@@ -808,7 +793,7 @@ def test_key_planted_in_an_error_body_is_masked_everywhere(server, plain, caplog
     opts = options(engine=engine, cx="cx-1")
 
     message = error_of(opts, {"query": "django"}, http=plain)
-    assert ADMIN_KEY not in message and "[redacted]" in message
+    assert ADMIN_KEY not in message and "said" not in message
 
     registry, _ = tool(opts)
     with Turn(
@@ -826,7 +811,7 @@ def test_users_key_is_masked_too(server, plain):
     message = error_of(
         options(), {"query": "django"}, http=plain, user_settings={"engine": "kagi", "api_key": USER_KEY}
     )
-    assert message == 'The Kagi API key was rejected. Kagi said: "Bad token [redacted]"'
+    assert message == "The Kagi API key was rejected."
 
 
 # -- through the host ---------------------------------------------------------------------------------

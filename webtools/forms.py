@@ -25,7 +25,8 @@ def field_json_schema(field: forms.Field) -> dict[str, Any]:
     """One form field as a JSON Schema property."""
     schema: dict[str, Any] = {"title": str(field.label) if field.label else None}
     if isinstance(field, SecretField):
-        schema.update(type="string", writeOnly=True, format="password")
+        # No minLength: "" clears a stored secret.
+        schema.update(type="string", writeOnly=True, format="password", pattern="^[!-~]*$", maxLength=field.max_length)
     elif isinstance(field, forms.BooleanField):
         schema["type"] = "boolean"
     elif isinstance(field, forms.IntegerField):

@@ -10,7 +10,7 @@ from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
 from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fields
-from .redaction import redact
+from .redaction import excerpt, redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .turn import Turn
 from .wrapping import output_text, replay, wrap_untrusted
@@ -37,6 +37,7 @@ __all__ = [
     "Turn",
     "TurnError",
     "domains",
+    "excerpt",
     "redact",
     "output_text",
     "replay",

@@ -7,28 +7,54 @@ them encrypted and never shows their value.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
+from django.core.exceptions import ValidationError
 
 from .ingesters import Ingester, Ingesters
 from .tools import Registry, Tool
+
+
+#: A key is printable ASCII without spaces: what every issuer hands out. Anything else (a line break
+#: that would split an HTTP header, a lone surrogate, a space from a bad paste) is refused on save.
+_KEY_CHARACTERS = re.compile(r"[\x21-\x7e]*")
+
+
+def validate_key_characters(value: str) -> None:
+    """Refuse a secret that is not printable ASCII without spaces. The message never quotes it."""
+    if not _KEY_CHARACTERS.fullmatch(value):
+        raise ValidationError(
+            "Enter the key as it was issued: letters, digits and punctuation only, without spaces or line breaks.",
+            code="invalid_characters",
+        )
 
 
 class SecretField(forms.CharField):
     """A secret such as an API key: written, replaced or cleared, never read back.
 
     A blank value when editing keeps the stored secret; the shell offers a separate "clear" choice.
+    A value must be printable ASCII without spaces or line breaks, of ``min_length`` to ``max_length``
+    characters (8 to 1000 unless the plugin says otherwise); leading and trailing whitespace from a
+    paste is dropped first.
     """
 
     widget = forms.PasswordInput(render_value=False)
+    default_validators = [validate_key_characters]
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("required", False)
         kwargs.setdefault("strip", True)
+        kwargs.setdefault("min_length", 8)
+        kwargs.setdefault("max_length", 1000)
         super().__init__(**kwargs)
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        # No maxlength/minlength attributes: a browser would cut a too-long paste silently.
+        return {}
 
 
 class CommaListField(forms.Field):

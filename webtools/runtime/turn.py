@@ -17,7 +17,7 @@ from webtools.exceptions import ToolCancelled, ToolError
 from .context import CancelSignal, Citations, ToolContext
 from .ingesters import Ingesters
 from .provenance import ConversationUrls
-from .redaction import redact
+from .redaction import redact, redact_data
 from .tools import Registry, Tool, ToolResult, select_tools
 from .wrapping import model_text
 from .wrapping import replay as _replay
@@ -187,6 +187,8 @@ class Turn:
             self.signal.raise_if_cancelled()
             output = tool.handler(dict(input), ctx)
             json.dumps(output)
+            # A page or an engine may echo a key back; no spelling of one reaches the model.
+            output = redact_data(output, self._secrets)
             self.urls.observe_output(output)
         except ToolError as err:
             return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)

@@ -15,7 +15,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from webtools.exceptions import ToolCancelled, ToolError
-from webtools.runtime import domains, redact
+from webtools.runtime import domains, excerpt, redact
 
 from .engines.base import Engine, ResponseError, Search, SearchResult
 
@@ -27,6 +27,7 @@ TIMEOUT = 15.0
 MAX_BYTES = 5_000_000
 SNIPPET_CHARACTERS = 500
 TITLE_CHARACTERS = 300
+#: How much of an engine's error explanation is logged.
 DETAIL_CHARACTERS = 300
 
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^<>]*>", re.S)
@@ -102,38 +103,40 @@ def run(
 
     body = response.text()
     if response.status_code != 200:
-        raise fail(http_error(engine, response.status_code, body, secrets))
+        log_error_body(engine, response.status_code, body, secrets)
+        raise fail(http_error(engine, response.status_code, body))
     try:
         return engine.parse(body)
     except ResponseError as err:
         raise fail(str(err)) from err
 
 
-def http_error(engine: Engine, status: int, body: str, secrets: Sequence[str] = ()) -> str:
-    """The message for an error response, with the engine's own explanation when it gave one."""
+def http_error(engine: Engine, status: int, body: str) -> str:
+    """The fixed message for an error response: chosen by the status and the error shapes the engine
+    knows (``Engine.describe_error``), never copied from the body, which may echo the key it rejected."""
     name = engine.name
     message = engine.describe_error(status, body)
-    if message is None:
-        if status in (401, 403):
-            message = (
-                f"The {name} API key was rejected."
-                if engine.needs_key
-                else f"{name} refused the search (HTTP {status})."
-            )
-        elif status == 429:
-            message = f"{name}'s rate limit was reached."
-        else:
-            message = f"{name} search failed (HTTP {status})."
+    if message is not None:
+        return message
+    if status in (401, 403):
+        if engine.needs_key:
+            return f"The {name} API key was rejected."
+        return f"{name} refused the search (HTTP {status})."
+    if status == 402:
+        return f"{name} refused the search: the account's plan or credits do not cover it (HTTP 402)."
+    if status == 429:
+        return f"{name}'s rate limit was reached."
+    return f"{name} search failed (HTTP {status})."
+
+
+def log_error_body(engine: Engine, status: int, body: str, secrets: Sequence[str] = ()) -> None:
+    """Log the engine's own explanation of an error (or the start of its body) for the operator, masked."""
     try:
         parsed = json.loads(body)
-    except ValueError:
+    except (ValueError, RecursionError):
         parsed = None
     detail = engine.error_detail(parsed) if parsed is not None else None
-    if detail:
-        detail = cut(collapse(redact(detail, secrets)), DETAIL_CHARACTERS)
-        if detail:
-            message = f'{message} {name} said: "{detail}"'
-    return redact(message, secrets)
+    logger.info("%s answered HTTP %s: %s", engine.name, status, excerpt(detail or body, secrets, DETAIL_CHARACTERS))
 
 
 # -- the results ----------------------------------------------------------------------------------

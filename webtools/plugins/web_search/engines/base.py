@@ -1,11 +1,11 @@
 """The engine contract: an engine builds one HTTP request and reads one response, nothing more.
 
 The shared code in ``webtools.plugins.web_search.search`` sends the request (client, timeout,
-cancellation), maps HTTP and network errors to messages, strips HTML, drops bad and duplicate URLs,
-filters domains, cuts snippets and counts, and cites. An engine file declares its identity in class
-attributes and implements ``request`` and ``parse`` (and, when its API explains errors, ``describe_error``
-and ``error_detail``). Everything else (the admin's choices, the form rules, the messages) derives
-from the list in ``engines/__init__.py``.
+cancellation), maps HTTP and network errors to fixed messages (an error body is never shown), strips
+HTML, drops bad and duplicate URLs, filters domains, cuts snippets and counts, and cites. An engine
+file declares its identity in class attributes and implements ``request`` and ``parse`` (and, when its
+API explains errors, ``describe_error`` and ``error_detail``). Everything else (the admin's choices,
+the form rules, the messages) derives from the list in ``engines/__init__.py``.
 """
 
 from __future__ import annotations
@@ -120,12 +120,15 @@ class Engine:
         raise NotImplementedError
 
     def describe_error(self, status: int, body: str) -> str | None:
-        """A message for an error response, when the shared one ("The Brave API key was rejected.",
-        "Brave's rate limit was reached.", "Brave search failed (HTTP 500).") is wrong for it."""
+        """A fixed message for an error response whose status or known error shape the shared
+        messages ("The Brave API key was rejected.", "Brave's rate limit was reached.", "Brave search
+        failed (HTTP 500).") get wrong. Never copy text from ``body`` into it: an engine may echo the
+        key it rejected, in any spelling."""
         return None
 
     def error_detail(self, body: Any) -> str | None:
-        """The engine's own explanation in a JSON error body, passed on to the user."""
+        """The engine's own explanation in a JSON error body. It is logged for the operator, masked,
+        and never shown to the user or the model."""
         return None
 
     # -- helpers for subclasses ------------------------------------------------------------------

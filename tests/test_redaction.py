@@ -1,0 +1,97 @@
+"""Masking secrets: every spelling of a key an echoing server might use is masked, ordinary text is not.
+
+The check is ``tests.leaks``, a separate reading built on the standard library's decoders.
+"""
+from __future__ import annotations
+
+import string
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webtools.runtime import excerpt, redact
+from webtools.runtime.redaction import MASK, PARTIAL, Redactor, redact_data
+
+from .leaks import leaks, spellings
+
+KEY = "Qz7tAdm9-vK2pL8xR4nW6yB3cF5hJ1mN0sT"
+OTHER = "Uk3rS7wQ-9dLm2Xp5Zt8Vb4Nc6Fh0Gj1HyR"
+
+
+@pytest.mark.parametrize("name", list(spellings(KEY)))
+def test_every_spelling_of_a_key_is_masked(name):
+    text = f'{{"error": "Token {spellings(KEY)[name]} is not valid", "code": 401}}'
+    masked = redact(text, [KEY])
+    assert leaks(text, KEY), "the check must see the spelling before masking"
+    assert not leaks(masked, KEY)
+    assert masked.startswith('{"error": "Token ') and masked.endswith(' is not valid", "code": 401}')
+    assert MASK in masked
+
+
+def test_several_keys_in_one_text_are_all_masked():
+    text = f"a={KEY.upper()} b={spellings(OTHER)['base64 after user:']} c={' '.join(OTHER)}"
+    masked = redact(text, [KEY, OTHER])
+    assert not leaks(masked, KEY) and not leaks(masked, OTHER)
+    assert masked.startswith("a=") and " b=" in masked and " c=" in masked
+
+
+def test_ordinary_text_is_left_alone():
+    text = (
+        "The Brave API key was rejected. See https://api.search.brave.com/app/keys?tab=1&x=%20 for help; "
+        "&amp; &lt;b&gt; 100% naïve café — ＡＢＣ \\u00e9 \\x41. Tokens: admin, user, QzAdmin, K2pL."
+    )
+    assert redact(text, [KEY, OTHER]) == text
+
+
+def test_a_run_shorter_than_the_partial_length_is_not_masked():
+    assert redact(f"[{KEY[-(PARTIAL - 1):]}]", [KEY]) == f"[{KEY[-(PARTIAL - 1):]}]"
+    assert redact(f"[{KEY[-PARTIAL:]}]", [KEY]) == f"[{MASK}]"
+
+
+def test_a_short_secret_is_masked_only_whole_and_a_tiny_one_not_at_all():
+    assert redact("pin 4a7c91 and 4a7c9", ["4a7c91"]) == f"pin {MASK} and 4a7c9"
+    assert redact("abc", ["abc"]) == "abc"
+
+
+def test_no_secrets_means_no_change():
+    assert redact("anything at all", []) == "anything at all"
+    assert redact("anything at all", ["", None]) == "anything at all"
+
+
+def test_data_is_masked_in_every_string_keys_included():
+    data = {"results": [{"title": f"about {KEY.lower()}", "url": "https://x.example/"}], KEY: 3, "n": 1}
+    masked = redact_data(data, [KEY])
+    assert masked == {"results": [{"title": f"about {MASK}", "url": "https://x.example/"}], MASK: 3, "n": 1}
+
+
+def test_an_excerpt_masks_before_it_cuts():
+    # Cutting first at 40 characters would leave 30 characters of the key for masking to miss.
+    text = "x" * 10 + KEY + " tail " * 100
+    cut = excerpt(text, [KEY], 40)
+    assert cut.startswith("x" * 10 + MASK + " tail tail") and len(cut) == 40 and cut.endswith("…")
+
+
+def test_a_long_text_without_the_key_is_returned_as_is():
+    text = " ".join(["lorem ipsum dolor sit amet", "https://example.com/a?b=c", "&amp;", "100%"] * 5000)
+    assert Redactor([KEY, OTHER])(text) is text
+
+
+_KEYS = st.text(alphabet=string.ascii_letters + string.digits + string.punctuation, min_size=PARTIAL, max_size=80)
+_AROUND = st.text(max_size=60)
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=_KEYS, before=_AROUND, after=_AROUND, name=st.sampled_from(sorted(spellings(KEY))))
+def test_any_key_in_any_spelling_inside_any_text_is_masked(key, before, after, name):
+    if sum(c.isalnum() for c in key) < PARTIAL + 4:
+        key = key + "x9Q2k7Wm4z"  # spellings cut the key; keep enough of it to be a key
+    text = before + spellings(key)[name] + after
+    assert not leaks(redact(text, [key]), key)
+
+
+@settings(max_examples=300, deadline=None)
+@given(key=_KEYS, text=st.text(max_size=200))
+def test_text_holding_no_run_of_the_key_is_unchanged(key, text):
+    if not leaks(text, key) and "&" not in text and "%" not in text and "\\" not in text:
+        assert redact(text, [key]) == text
