@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from webtools.runtime import Plugin, PluginSetup, Tool
 from webtools.runtime.domains import DomainListField
 
-from .tool import DESCRIPTION, INPUT_SCHEMA, FetchOptions, WebFetch
+from .tool import DESCRIPTION, FetchOptions, WebFetch, input_schema
 
 __all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
 
@@ -43,6 +43,11 @@ class WebFetchOptionsForm(forms.Form):
     max_characters = forms.IntegerField(
         required=False, initial=20_000, min_value=500, max_value=1_000_000, label=_("Characters per part"),
         help_text=_("Longer text is returned in parts of this size."),
+    )
+    max_content_tokens = forms.IntegerField(
+        required=False, initial=5_000, min_value=100, max_value=1_000_000, label=_("Tokens per part"),
+        help_text=_("A part holds at most this many tokens (estimated: four ASCII characters or one other "
+                    "character a token), and at most the characters per part. The model may ask for fewer."),
     )
     max_bytes = forms.IntegerField(
         required=False, initial=5_000_000, min_value=10_000, max_value=100_000_000,
@@ -88,7 +93,7 @@ class WebFetchPlugin(Plugin):
         setup.register_tool(Tool(
             name="web_fetch",
             description=DESCRIPTION,
-            input_schema=INPUT_SCHEMA,
+            input_schema=input_schema(int(options["max_content_tokens"])),
             handler=WebFetch(FetchOptions.from_options(options)),
             default_enabled=True,
             user_toggle=bool(options.get("user_toggle", True)),

@@ -14,6 +14,7 @@ from webtools.runtime import IngestInput, ToolCancelled, ToolContext, ToolError,
 
 from . import robots
 from .extract import decode, extract
+from .tokens import characters_within
 
 logger = logging.getLogger("webtools.web_fetch")
 
@@ -21,19 +22,30 @@ DESCRIPTION = (
     "Fetch a web page or document, such as a PDF, and return its main text. Long pages come in parts; "
     "call again with nextOffset for the next part."
 )
-INPUT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "url": {"type": "string", "description": "The http or https URL to fetch."},
-        "offset": {
-            "type": "integer",
-            "minimum": 0,
-            "description": "Character position to start from: the nextOffset of the previous part.",
+
+
+def input_schema(max_content_tokens: int) -> dict:
+    """The tool's input schema, telling the model the operator's cap on a part's tokens."""
+    return {
+        "type": "object",
+        "properties": {
+            "url": {"type": "string", "description": "The http or https URL to fetch."},
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "description": "Character position to start from: the nextOffset of the previous part.",
+            },
+            "max_content_tokens": {
+                "type": "integer",
+                "minimum": 1,
+                "description": f"The most tokens of text to return in this part, at most {max_content_tokens}; "
+                "the rest comes with nextOffset.",
+            },
         },
-    },
-    "required": ["url"],
-    "additionalProperties": False,
-}
+        "required": ["url"],
+        "additionalProperties": False,
+    }
+
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml"})
@@ -58,6 +70,7 @@ class FetchOptions:
     respect_robots_txt: bool = True
     include_image_urls: bool = False
     only_conversation_urls: bool = True
+    max_content_tokens: int = 5_000
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -131,7 +144,11 @@ class WebFetch:
                 f"The offset {offset} is past the end of the text, which has {total} characters "
                 f"(totalCharacters: {total})."
             )
-        part = split_part(page.text, offset, self.options.max_characters)
+        # The model may ask for a smaller part than the operator's cap, never a larger one.
+        tokens = min(int(input.get("max_content_tokens") or self.options.max_content_tokens),
+                     self.options.max_content_tokens)
+        limit = characters_within(page.text, offset, tokens, self.options.max_characters)
+        part = split_part(page.text, offset, limit)
         output: dict[str, Any] = {"url": page.url}
         if page.title:
             output["title"] = page.title
