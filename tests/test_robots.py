@@ -9,11 +9,10 @@ from tests.corpora import ROBOTS_CASES, needs
 from webtools.plugins.web_fetch.robots import (
     RobotsRules,
     is_allowed,
-    origin,
     product_token,
-    request_form,
     robots_url,
 )
+from webtools.net import read_url
 
 CASES = ROBOTS_CASES
 
@@ -80,13 +79,13 @@ def test_product_token_is_the_first_word_of_the_user_agent():
     assert product_token("") == "webtools"
 
 
-def test_request_form_encodes_the_url_as_it_is_sent():
-    assert request_form("https://a.test/foo/bar/ツ#frag") == "https://a.test/foo/bar/%E3%83%84"
-    assert request_form("https://a.test/a%2fb?q=1") == "https://a.test/a%2Fb?q=1"
+def test_rules_match_the_canonical_url_which_is_the_form_the_request_is_sent_in():
+    assert str(read_url("https://a.test/foo/bar/ツ#frag")) == "https://a.test/foo/bar/%E3%83%84"
+    assert str(read_url("https://a.test/a%2fb?q=1")) == "https://a.test/a%2Fb?q=1"
     rules = RobotsRules.parse("User-agent: *\nDisallow: /\nAllow: /foo/bar/ツ\n", "webtools")
-    assert rules.allows(request_form("https://a.test/foo/bar/ツ"))
+    assert rules.allows(str(read_url("https://a.test/foo/bar/ツ")))
 
 
-def test_robots_url_and_origin_keep_scheme_host_and_port():
-    assert robots_url("https://user@Example.com:8443/a/b?c") == "https://Example.com:8443/robots.txt"
-    assert origin("https://Example.com:8443/a/b?c") == "https://example.com:8443"
+def test_robots_url_keeps_scheme_host_and_port_as_the_client_connects_to_them():
+    assert robots_url(read_url("https://Example.com:8443/a/b?c")) == "https://example.com:8443/robots.txt"
+    assert robots_url(read_url("https://%65xample.com:443/a")) == "https://example.com/robots.txt"

@@ -213,12 +213,14 @@ def test_cancellation_reaches_a_running_tool():
     assert results[0].is_error and results[0].output == {"error": ToolCancelled().message}
 
 
-def test_cite_adds_http_sources_once_and_drops_other_schemes():
+def test_cite_adds_http_sources_once_in_canonical_form_and_drops_other_schemes():
     def cite(i, c):
         c.cite("https://example.com/a", "A")
         c.cite("https://example.com/a", "A again")
+        c.cite("https://%65xample.com:443/a#top", "the same page, spelled otherwise")
         c.cite("javascript:alert(1)", "bad")
         c.cite("ftp://example.com/file", "ftp")
+        c.cite("http://evil.com\\@example.com/", "read differently by different parsers")
         c.cite("HTTP://example.com/b")
         return "ok"
 
@@ -226,9 +228,9 @@ def test_cite_adds_http_sources_once_and_drops_other_schemes():
     result = turn.call("cite", {"text": "x"})
     assert turn.citations.as_list() == [
         {"url": "https://example.com/a", "title": "A"},
-        {"url": "HTTP://example.com/b", "title": None},
+        {"url": "http://example.com/b", "title": None},
     ]
-    assert [c.url for c in result.citations] == ["https://example.com/a", "HTTP://example.com/b"]
+    assert [c.url for c in result.citations] == ["https://example.com/a", "http://example.com/b"]
 
 
 def test_url_cited_by_the_provider_is_not_cited_again_by_a_tool():

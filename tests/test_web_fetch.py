@@ -303,6 +303,100 @@ def test_more_than_five_redirects_is_an_error(client, server):
         call(client, server.url("/r0"))
 
 
+# -- one reading of the URL: the checks judge the host the client connects to (issue 9) ---------------
+
+
+def test_an_allow_list_is_not_passed_by_a_backslash_before_user_info(client, server):
+    # urllib.parse reads the host as example.com, urllib3 connects to evil.com: refused, unread.
+    server.route("*", html(ARTICLE))
+    with pytest.raises(ToolError, match="backslash") as refused:
+        call(client, f"http://evil.com:{server.port}\\@example.com/", allow_domains=["example.com"])
+    assert "robots" not in refused.value.message
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("spelling", ["%65vil.com", "evil%2ecom", "EVIL.com.", "ｅｖｉｌ.com", "evil。com"])
+def test_a_denied_domain_is_refused_however_its_host_is_spelled(client, server, spelling):
+    server.route("*", html(ARTICLE))
+    with pytest.raises(ToolError, match="the operator has blocked this domain"):
+        call(client, f"http://{spelling}:{server.port}/", deny_domains=["evil.com"])
+    assert server.requests == []
+
+
+@pytest.mark.parametrize("spelling", ["%65vil.com", "evil%2ecom", "EVIL.com."])
+def test_a_redirect_to_a_denied_domain_is_refused_however_its_host_is_spelled(client, server, spelling):
+    server.route("/hop", redirect(f"http://{spelling}:{server.port}/target"))
+    server.route("/target", html(ARTICLE))
+    with pytest.raises(ToolError, match="the operator has blocked this domain"):
+        call(client, server.url("/hop", host="good.example"), deny_domains=["evil.com"])
+    assert server.hits("/target") == 0
+
+
+def test_robots_txt_is_read_for_the_origin_the_page_is_fetched_from(client, server):
+    server.route("/robots.txt", Reply(200, {"Content-Type": "text/plain"}, "User-agent: *\nDisallow: /private\n"))
+    server.route("*", html(ARTICLE))
+    port = server.port
+    tool = make_tool()
+    ctx, _ = tool_context_for_test(fetch=client)
+    assert tool.handler({"url": f"http://ｓｉｔｅ.test:{port}/page"}, ctx)["url"] == f"http://site.test:{port}/page"
+    tool.handler({"url": f"http://%73ite.test:{port}/other"}, ctx)
+    with pytest.raises(ToolError, match=f"^The robots.txt of http://site.test:{port} does not allow"):
+        tool.handler({"url": f"http://SITE.test.:{port}/private"}, ctx)
+    robots = [r for r in server.requests if r.path == "/robots.txt"]
+    assert [r.headers["Host"] for r in robots] == [f"site.test:{port}"]  # one origin, read once
+    assert server.hits("/private") == 0
+
+
+def test_spellings_of_one_url_share_the_turn_cache_and_are_cited_in_canonical_form(client, server):
+    server.route("/a", html(ARTICLE))
+    port = server.port
+    canonical = f"http://site.test:{port}/a"
+    tool = make_tool()
+    ctx, cited = tool_context_for_test(fetch=client)
+    spellings = (f"http://Site.test:{port}/a", f"http://%73ite.test:{port}/a#part", f"http://site.test.:{port}/./a")
+    for spelling in spellings:
+        assert tool.handler({"url": spelling}, ctx)["url"] == canonical
+    assert server.hits("/a") == 1
+    assert [c.url for c in cited] == [canonical]
+
+
+@pytest.mark.parametrize("url, message", [
+    ("http://[::1", r"^The URL's host has an opening \[ without a closing \]\.$"),
+    ("http://exa mple.com/", "^The URL's host contains a space"),
+    ("http://example.com:99999/", "^The URL's port 99999 is outside 1-65535"),
+    ("http://example.com\tx/", "^The URL contains a control character"),
+])
+def test_a_malformed_url_gets_its_own_clear_message_not_a_robots_txt_one(client, server, url, message):
+    with pytest.raises(ToolError, match=message):
+        call(client, url)
+    assert server.requests == []
+
+
+def test_a_malformed_url_is_a_tool_error_through_a_turn_not_an_unexpected_failure(client):
+    registry = Registry()
+    plugin = WebFetchPlugin()
+    plugin.setup(PluginSetup("web_fetch", plugin.default_options(), registry, Ingesters()))
+    with Turn(registry=registry, fetch=client) as turn:
+        result = turn.call("web_fetch", {"url": "http://[::1"})
+    assert result.is_error
+    assert result.output == {"error": "The URL's host has an opening [ without a closing ]."}
+
+
+@pytest.mark.parametrize("location, reason", [
+    ("gopher://127.0.0.1:70/x", "Only http and https URLs can be fetched, not gopher: URLs."),
+    ("http://[::1/x", "The URL's host has an opening [ without a closing ]."),
+    ("http://evil.com\\@example.com/", "The URL has a backslash before its path"),
+])
+def test_a_redirect_that_cannot_be_followed_says_why_not_robots_txt(client, server, location, reason):
+    server.route("/hop", Reply(302, {"Location": location, "Content-Length": "0"}, b""))
+    with pytest.raises(ToolError) as refused:
+        call(client, server.url("/hop"))
+    assert refused.value.message.startswith(
+        f"{server.url('/hop')} redirects to an address that cannot be followed: {reason}"
+    )
+    assert [r.path for r in server.requests] == ["/robots.txt", "/hop"]
+
+
 # -- robots.txt ------------------------------------------------------------------------------------
 
 

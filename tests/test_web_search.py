@@ -666,6 +666,23 @@ def test_operators_blocked_domains_cover_subdomains(server, plain):
     assert urls(output) == ["https://example.net/long", "https://www.python.org/about/"]
 
 
+def test_domain_lists_judge_the_host_the_client_would_connect_to_however_it_is_spelled():
+    raw = [
+        SearchResult("a", "https://%62locked.com/x"),
+        SearchResult("b", "https://BLOCKED.com./y"),
+        SearchResult("c", "https://ｂｌｏｃｋｅｄ.com/z"),
+        SearchResult("d", "https://sub.blocked%2ecom/"),
+        SearchResult("e", "https://Fine.example:443/ok#top"),
+        SearchResult("f", "https://blocked.com\\@fine.example/"),  # urllib: fine.example; urllib3: blocked.com
+    ]
+    out, filtered = shared.clean_results(raw, count=10, blocked_domains=["blocked.com"])
+    assert [r["url"] for r in out] == ["https://fine.example/ok"]  # the canonical form web_fetch reads
+    assert filtered == 4
+    out, filtered = shared.clean_results(raw, count=10, allowed_domains=["fine.example"])
+    assert [r["url"] for r in out] == ["https://fine.example/ok"]
+    assert filtered == 4
+
+
 def test_domains_go_to_an_engine_that_filters_and_are_still_applied_after(server, plain):
     opts = options(engine="tavily", blocked_domains="python.org")
     output, _, _ = call(opts, {"query": "django", "allowed_domains": ["djangoproject.com"]}, http=plain)

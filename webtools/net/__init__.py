@@ -1,7 +1,8 @@
 """Guarded HTTP: the one place in webtools that opens URLs chosen by users or the model.
 
 ``client_for(allow_private_networks)`` gives the client a tool should use; ``HttpClient(policy=None)``
-is the plain client for URLs an administrator configured. See docs/security.md for the threat model.
+is the plain client for URLs an administrator configured. ``read_url`` is the one reading of a URL
+that every check and the client share. See docs/security.md for the threat model.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from .errors import (
     TooManyRedirects,
 )
 from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, Rule, Verdict
+from .urls import URL, read_url
 
 __all__ = [
     "ACCEPTED_CODINGS",
@@ -37,7 +39,9 @@ __all__ = [
     "Response",
     "Rule",
     "TooManyRedirects",
+    "URL",
     "Verdict",
     "client_for",
+    "read_url",
     "system_resolver",
 ]

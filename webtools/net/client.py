@@ -25,7 +25,6 @@ import sys
 import threading
 import time
 from typing import Any, Callable, Iterable, Mapping, Protocol
-from urllib.parse import urljoin, urlsplit
 
 import requests
 import urllib3
@@ -34,7 +33,6 @@ from urllib3.connection import HTTPConnection, HTTPSConnection
 from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.exceptions import DecodeError, LocationParseError
 from urllib3.poolmanager import PoolManager
-from urllib3.util import parse_url
 from urllib3.util.request import ACCEPT_ENCODING
 
 from .errors import (
@@ -50,6 +48,7 @@ from .errors import (
     display_url,
 )
 from .policy import DEFAULT_POLICY, AddressPolicy, IPAddress, parse_address
+from .urls import URL, read_url
 
 __all__ = ["HttpClient", "Response", "client_for", "system_resolver"]
 
@@ -88,6 +87,7 @@ class _Deadline:
     """The single deadline of one ``open()`` (or one ``follow()``), shared by every socket operation."""
 
     __slots__ = ("timeout", "at", "cancel", "url")
+    url: URL | str
 
     def __init__(self, timeout: float, cancel: CancelSignal | None):
         if timeout is None or timeout <= 0:
@@ -385,26 +385,15 @@ class _NoCookies(http.cookiejar.DefaultCookiePolicy):
 # The public client
 
 
-def _check_url(url: str) -> None:
-    """URL rules, applied to what urllib3 will connect to (it parses for the connection)."""
-    try:
-        parts = parse_url(url)
-    except LocationParseError as err:
-        raise InvalidURL("The URL cannot be parsed.") from err
-    scheme = (parts.scheme or "").lower()
-    if scheme not in ("http", "https"):
-        shown = f"{scheme}:" if scheme else "no scheme"
-        raise InvalidURL(f"Only http and https URLs can be fetched (this one has {shown}).")
-    if parts.auth is not None:
-        raise InvalidURL("URLs with a user name or password are not allowed.")
-    if not parts.host:
-        raise InvalidURL(f"The URL {display_url(url)} has no host.")
-
-
 class Response:
-    """One HTTP response whose body is read on demand under a byte limit. Use as a context manager."""
+    """One HTTP response whose body is read on demand under a byte limit. Use as a context manager.
 
-    def __init__(self, resp: requests.Response, url: str, deadline: _Deadline, session: requests.Session):
+    ``url`` is the canonical URL string that was requested and ``canonical`` its reading
+    (``webtools.net.urls``). For a redirect, ``next`` is the Location read against it, or None and
+    ``next_error`` says why it cannot be read; ``next_url`` is ``str(next)``.
+    """
+
+    def __init__(self, resp: requests.Response, url: URL, deadline: _Deadline, session: requests.Session):
         self._resp = resp
         self._raw = resp.raw
         self._deadline = deadline
@@ -412,16 +401,26 @@ class Response:
         self._closed = False
         self.status_code: int = resp.status_code
         self.headers = resp.headers
-        self.url = url
+        self.canonical = url
+        self.url = str(url)
         self.content: bytes | None = None
         self.truncated = False
         self.is_redirect: bool = resp.is_redirect
+        self.next: URL | None = None
+        self.next_error: InvalidURL | None = None
         self.next_url: str | None = None
         if self.is_redirect:
-            self.next_url = urljoin(url, session.get_redirect_target(resp) or "")
+            try:
+                self.next = read_url(session.get_redirect_target(resp) or "", base=url)
+            except InvalidURL as err:
+                self.next_error = InvalidURL(
+                    f"{url.display()} redirects to an address that cannot be followed: {err}"
+                )
+            else:
+                self.next_url = str(self.next)
 
     def __repr__(self) -> str:
-        return f"<Response {self.status_code} {display_url(self.url)}>"
+        return f"<Response {self.status_code} {self.canonical.display()}>"
 
     def __enter__(self) -> Response:
         return self
@@ -456,7 +455,7 @@ class Response:
             raise ValueError("max_bytes must not be negative")
         if self._closed:
             raise ConnectionFailed(
-                f"The response from {display_url(self.url)} was closed before it was read."
+                f"The response from {self.canonical.display()} was closed before it was read."
             )
         coding = self.headers.get("Content-Encoding", "").strip().lower()
         length = self.headers.get("Content-Length", "")
@@ -485,7 +484,7 @@ class Response:
         except DecodeError as err:
             self.close()
             raise NetError(
-                f"The response from {display_url(self.url)} could not be decoded "
+                f"The response from {self.canonical.display()} could not be decoded "
                 f"(Content-Encoding: {coding})."
             ) from err
         except (urllib3.exceptions.HTTPError, http.client.HTTPException, OSError) as err:
@@ -493,7 +492,7 @@ class Response:
             if self._deadline.expired():
                 raise self._deadline.timeout_error() from err
             raise ConnectionFailed(
-                f"The connection to {display_url(self.url)} broke while the response was read."
+                f"The connection to {self.canonical.display()} broke while the response was read."
             ) from err
         self.content = bytes(buf)
         del buf
@@ -502,7 +501,7 @@ class Response:
         return self.content
 
     def _too_large(self, max_bytes: int) -> BodyTooLarge:
-        return BodyTooLarge(f"The response from {display_url(self.url)} is larger than {max_bytes} bytes.")
+        return BodyTooLarge(f"The response from {self.canonical.display()} is larger than {max_bytes} bytes.")
 
     def text(self) -> str:
         """The read body as text: the Content-Type charset, else UTF-8, undecodable bytes replaced."""
@@ -517,7 +516,7 @@ class Response:
         try:
             return jsonlib.loads(self.text())
         except ValueError as err:
-            raise NetError(f"The response from {display_url(self.url)} is not valid JSON.") from err
+            raise NetError(f"The response from {self.canonical.display()} is not valid JSON.") from err
 
     def close(self) -> None:
         """Give the connection back for reuse if the body was read to its end, else close it: a
@@ -596,12 +595,12 @@ class HttpClient:
         if redirects not in ("refuse", "return"):
             raise ValueError('redirects must be "refuse" or "return"')
         deadline = _Deadline(timeout, cancel)
-        response = self._open(method, url, deadline, headers, params, data, json)
+        response = self._open(method, read_url(url), deadline, headers, params, data, json)
         if response.is_redirect and redirects == "refuse":
             response.close()
+            shown = response.next.display() if response.next else "an unreadable address"
             raise RedirectNotAllowed(
-                f"{display_url(response.url)} redirects to {display_url(response.next_url or '')}; "
-                "redirects are not followed here."
+                f"{response.canonical.display()} redirects to {shown}; redirects are not followed here."
             )
         return response
 
@@ -618,7 +617,7 @@ class HttpClient:
         url: str,
         *,
         max_redirects: int = 5,
-        check_hop: Callable[[str], None] | None = None,
+        check_hop: Callable[[URL], None] | None = None,
         headers: Mapping[str, str] | None = None,
         params: Any = None,
         data: Any = None,
@@ -628,30 +627,34 @@ class HttpClient:
     ) -> Response:
         """Follow redirects by hand, each hop through the guard (and ``check_hop``) again.
 
-        ``timeout`` is one deadline for all hops. Returns the final response, opened and unread.
+        Every hop is read by ``read_url`` first (a Location against the URL it came from), and
+        ``check_hop`` is given that reading, the URL the client then connects to. ``timeout`` is one
+        deadline for all hops. Returns the final response, opened and unread.
         """
         deadline = _Deadline(timeout, cancel)
-        first = url
+        first = target = read_url(url)
         hops = 0
         headers = dict(headers or {})
         while True:
             if check_hop is not None:
-                check_hop(url)
-            response = self._open(method, url, deadline, headers, params, data, json)
+                check_hop(target)
+            response = self._open(method, target, deadline, headers, params, data, json)
             if not response.is_redirect:
                 return response
-            status, previous, url = response.status_code, response.url, response.next_url or ""
             response.close()
+            if response.next is None:
+                raise response.next_error or InvalidURL("The redirect cannot be followed.")
+            status, previous, target = response.status_code, response.canonical, response.next
             hops += 1
             if hops > max_redirects:
-                raise TooManyRedirects(f"{display_url(first)} redirected more than {max_redirects} times.")
+                raise TooManyRedirects(f"{first.display()} redirected more than {max_redirects} times.")
             # RFC 9110 15.4.4: a 303 is fetched with GET; browsers also turn POST into GET on 301/302.
             verb = method.upper()
             if (status == 303 and verb != "HEAD") or (status in (301, 302) and verb == "POST"):
                 method, data, json = "GET", None, None
                 headers = {k: v for k, v in headers.items()
                            if k.lower() not in ("content-type", "content-length")}
-            if _origin(previous) != _origin(url):
+            if previous.origin != target.origin:
                 # What a caller meant for one site is not handed to the site it redirects to.
                 headers = {k: v for k, v in headers.items()
                            if k.lower() not in ("authorization", "cookie", "proxy-authorization")}
@@ -659,27 +662,28 @@ class HttpClient:
 
     # -------------------------------------------------------------------------------------------
 
-    def _prepare(self, method: str, url: str, headers: Any, params: Any, data: Any,
-                 json: Any) -> requests.PreparedRequest:
-        if not isinstance(url, str):
-            raise InvalidURL("The URL must be a string.")
-        _check_url(url)
+    def _prepare(self, method: str, url: URL, headers: Any, params: Any, data: Any,
+                 json: Any) -> tuple[requests.PreparedRequest, URL]:
+        """The request for exactly ``str(url)`` (plus ``params``), and the reading of what is sent."""
         try:
             prepared = self._session.prepare_request(
-                requests.Request(method=method.upper(), url=url, headers=headers, params=params,
+                requests.Request(method=method.upper(), url=str(url), headers=headers, params=params,
                                  data=data, json=json)
             )
         except (requests.exceptions.InvalidURL, requests.exceptions.MissingSchema,
                 requests.exceptions.InvalidSchema, LocationParseError, UnicodeError) as err:
-            raise InvalidURL("The URL cannot be parsed.") from err
-        _check_url(prepared.url or "")  # what will be sent, after requests' own normalising
-        return prepared
+            raise InvalidURL("The URL cannot be read.") from err
+        sent = read_url(prepared.url or "")
+        # Never expected: str(url) is a fixed point of requests' and urllib3's parsers (tested).
+        if sent.origin != url.origin or (not params and sent != url):
+            raise InvalidURL("The URL cannot be read unambiguously.")
+        return prepared, sent
 
-    def _open(self, method: str, url: str, deadline: _Deadline, headers: Any, params: Any, data: Any,
+    def _open(self, method: str, url: URL, deadline: _Deadline, headers: Any, params: Any, data: Any,
               json: Any) -> Response:
         deadline.url = url
-        prepared = self._prepare(method, url, headers, params, data, json)
-        deadline.url = prepared.url or url
+        prepared, sent = self._prepare(method, url, headers, params, data, json)
+        deadline.url = sent
         previous = _current_deadline()
         _local.deadline = deadline
         try:
@@ -705,16 +709,7 @@ class HttpClient:
             raise ConnectionFailed(f"The request to {display_url(deadline.url)} failed.") from err
         finally:
             _local.deadline = previous
-        return Response(resp, deadline.url, deadline, self._session)
-
-
-def _origin(url: str) -> tuple[str, str, int | None]:
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:
-        port = None
-    return (parts.scheme.lower(), (parts.hostname or "").lower(), port)
+        return Response(resp, sent, deadline, self._session)
 
 
 def client_for(allow_private_networks: bool, policy: AddressPolicy | None = None,

@@ -7,24 +7,20 @@ as ``__cause__`` for logs.
 """
 from __future__ import annotations
 
-from urllib.parse import urlsplit
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .urls import URL
 
 
-def display_url(url: str) -> str:
-    """``scheme://host[:port]/path`` of ``url``: what an error message may show of it."""
+def display_url(url: str | URL) -> str:
+    """``scheme://host[:port]/path`` of ``url`` (see ``URL.display``): what an error message may show."""
+    from .urls import read_url  # urls raises the errors defined here
+
     try:
-        parts = urlsplit(url)
-        host = parts.hostname or ""
-        port = parts.port
-    except ValueError:
-        return "(unparseable URL)"
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = f"{host}:{port}" if port else host
-    path = parts.path or "/"
-    if len(path) > 200:
-        path = path[:200] + "..."
-    return f"{parts.scheme}://{netloc}{path}"
+        return read_url(url).display()
+    except InvalidURL:
+        return "(unreadable URL)"
 
 
 class NetError(Exception):

@@ -5,11 +5,12 @@ import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 import regex
 
 from webtools.exceptions import ToolCancelled
+from webtools.net.errors import InvalidURL
+from webtools.net.urls import read_url
 
 from .ingesters import Ingesters
 
@@ -67,14 +68,13 @@ class Citations:
         self._lock = threading.Lock()
 
     def add(self, url: str, title: str | None = None) -> Citation | None:
-        """Add a source; returns it, or None when it is not http(s) or already cited."""
+        """Add a source in its canonical form (``read_url``); returns it, or None when it is not a
+        readable http(s) URL or already cited."""
         if not isinstance(url, str):
             return None
         try:
-            scheme = urlsplit(url).scheme.lower()
-        except ValueError:
-            return None
-        if scheme not in ("http", "https"):
+            url = str(read_url(url))
+        except InvalidURL:
             return None
         if title is not None:
             title = cut_graphemes(" ".join(str(title).split()), MAX_TITLE_GRAPHEMES) or None

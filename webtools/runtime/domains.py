@@ -3,7 +3,9 @@ blocked domains and the model's ``allowed_domains``): what an entry may be, and 
 
 An entry is a host name. It covers that host and every subdomain (``example.com`` covers
 ``docs.example.com``, never ``badexample.com``). Entries are stored lowercased, Unicode names in their
-IDNA (``xn--``) form, so that matching is a plain comparison of labels.
+IDNA (``xn--``) form, so that matching is a plain comparison of labels. A URL's host is compared as
+``webtools.net.urls.read_url`` reads it (``read_url(url).host``), the host the client connects to,
+never as another parser would read the URL; entries and URL hosts go through the same IDNA mapping.
 """
 from __future__ import annotations
 
@@ -11,10 +13,10 @@ import functools
 import ipaddress
 import re
 from collections.abc import Iterable
-from urllib.parse import urlsplit
-
-import idna
 from django.core.exceptions import ValidationError
+
+from webtools.net.errors import InvalidURL
+from webtools.net.urls import host_to_ascii
 
 from .plugins import CommaListField
 
@@ -33,12 +35,9 @@ def _suffix_extractor():
 
 def to_ascii_host(host: str) -> str:
     """``host`` lowercased and in its IDNA form; raises ``ValueError`` when it cannot be encoded."""
-    host = host.strip().rstrip(".").lower()
-    if host.isascii():
-        return host
     try:
-        return idna.encode(host, uts46=True).decode("ascii")
-    except idna.IDNAError as err:
+        return host_to_ascii(host.strip().rstrip("."))
+    except InvalidURL as err:
         raise ValueError(str(err)) from err
 
 
@@ -107,18 +106,6 @@ def _is_ipv4(host: str) -> bool:
     return True
 
 
-def url_host(url: str) -> str:
-    """The host of ``url`` in the entries' form (lowercased, IDNA); empty when the URL has none."""
-    try:
-        host = urlsplit(url).hostname or ""
-    except ValueError:
-        return ""
-    try:
-        return to_ascii_host(host)
-    except ValueError:
-        return host.lower()
-
-
 def host_matches(host: str, entries: Iterable[str]) -> bool:
     """Whether an entry covers ``host``: the same host, or a subdomain of it (at a label boundary)."""
     host = host.rstrip(".").lower()
@@ -129,7 +116,7 @@ def host_matches(host: str, entries: Iterable[str]) -> bool:
 
 
 def refusal(host: str, allow: Iterable[str], deny: Iterable[str]) -> str | None:
-    """Why the lists refuse ``host``, or None when it may be fetched.
+    """Why the lists refuse ``host`` (a ``URL.host``), or None when it may be fetched.
 
     Deny is checked first; a non-empty allow list refuses every host it does not cover.
     """

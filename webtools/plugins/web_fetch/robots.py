@@ -21,9 +21,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import quote, urlsplit
+from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from protego import Protego
+
+if TYPE_CHECKING:
+    from webtools.net import URL
 
 #: Google's parser keeps at most 2083 * 8 bytes of a line, its terminator included.
 MAX_LINE_BYTES = 2083 * 8 - 1
@@ -141,7 +145,8 @@ class RobotsRules:
         return self._parser
 
     def allows(self, url: str) -> bool:
-        """Whether the rules allow ``url``, matched as written (see ``request_form`` for real requests)."""
+        """Whether the rules allow ``url``, matched as written: give it ``str(read_url(...))``, the
+        form the request is sent in (non-ASCII characters encoded, escapes in upper case)."""
         if not self.rules:
             return True
         return self._protego().can_fetch(_protect_escapes(url), "*")
@@ -156,20 +161,6 @@ def is_allowed(robots_txt: str, user_agent: str, url: str) -> bool:
     return RobotsRules.parse(robots_txt, user_agent).allows(url)
 
 
-def robots_url(url: str) -> str:
-    """The robots.txt URL of ``url``'s origin (scheme, host and port)."""
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}/robots.txt"
-
-
-def origin(url: str) -> str:
-    parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.netloc.rsplit('@', 1)[-1]}".lower()
-
-
-def request_form(url: str) -> str:
-    """``url`` as an HTTP client sends it: non-ASCII and unsafe characters percent-encoded, escapes in
-    upper case, so that it is compared with the rules the way the server will see it."""
-    url = url.split("#", 1)[0]
-    url = quote(url, safe="%/:=&?~#+!$,;'@()*[]")
-    return _ESCAPE.sub(lambda m: "%" + m.group(1).upper(), url)
+def robots_url(url: URL) -> str:
+    """The robots.txt URL of ``url``'s origin (scheme, host and port, as the client connects to them)."""
+    return f"{url.origin}/robots.txt"

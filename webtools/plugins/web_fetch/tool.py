@@ -7,9 +7,18 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote
 
-from webtools.net import AddressNotAllowed, BodyTooLarge, Cancelled, NetError, TooManyRedirects
+from webtools.net import (
+    URL,
+    AddressNotAllowed,
+    BodyTooLarge,
+    Cancelled,
+    InvalidURL,
+    NetError,
+    TooManyRedirects,
+    read_url,
+)
 from webtools.runtime import IngestInput, ToolCancelled, ToolContext, ToolError, domains
 
 from . import robots
@@ -121,20 +130,22 @@ class WebFetch:
         self.options = options
 
     def __call__(self, input: dict, ctx: ToolContext) -> dict:
-        url = str(input.get("url", "")).strip()
         offset = int(input.get("offset") or 0)
-        scheme = urlsplit(url).scheme.lower() if url else ""
-        if scheme not in ("http", "https"):
-            raise ToolError(f"Only http and https URLs can be fetched, not {url[:200]!r}.")
+        try:
+            # The one reading of the URL: the cache key, the domain lists, robots.txt and the
+            # connection all use it (webtools.net.urls).
+            url = read_url(str(input.get("url", "")))
+        except InvalidURL as err:
+            raise ToolError(str(err)) from err
         seen = ctx.conversation_urls
-        if self.options.only_conversation_urls and seen is not None and url not in seen:
+        if self.options.only_conversation_urls and seen is not None and str(url) not in seen:
             # The model may have composed this URL, with conversation data in it, because a page told
             # it to (docs/security.md): only URLs someone else wrote are fetched.
-            ctx.audit(host=urlsplit(url).hostname, refused="provenance")
+            ctx.audit(host=url.host, refused="provenance")
             raise ToolError(NOT_FROM_CONVERSATION)
-        cache_key = ("page", url)
+        cache_key = ("page", str(url))
         page = ctx.turn_cache.get(cache_key)
-        ctx.audit(host=urlsplit(url).hostname, cached=page is not None)
+        ctx.audit(host=url.host, cached=page is not None)
         if page is None:
             page = self.download(url, ctx)
             ctx.turn_cache[cache_key] = page
@@ -162,7 +173,7 @@ class WebFetch:
 
     # -- download -----------------------------------------------------------------------------------
 
-    def download(self, url: str, ctx: ToolContext) -> Page:
+    def download(self, url: URL, ctx: ToolContext) -> Page:
         options = self.options
         headers = {"User-Agent": ctx.user_agent, "Accept": ACCEPT}
         try:
@@ -172,7 +183,7 @@ class WebFetch:
             ) as response:
                 final = response.url
                 ctx.audit(
-                    host=urlsplit(final).hostname, status=response.status_code, content_type=response.content_type
+                    host=response.canonical.host, status=response.status_code, content_type=response.content_type
                 )
                 if response.status_code >= 300:
                     raise ToolError(f"Fetching {final} failed (HTTP {response.status_code}).")
@@ -195,24 +206,24 @@ class WebFetch:
         except NetError as err:
             raise ToolError(str(err)) from err  # the guarded client's messages are written for the model
 
-    def check_hop(self, url: str, ctx: ToolContext) -> None:
-        """Every hop, before connecting: the operator's domain lists, then the site's robots.txt."""
-        host = domains.url_host(url)
-        why = domains.refusal(host, self.options.allow_domains, self.options.deny_domains)
+    def check_hop(self, url: URL, ctx: ToolContext) -> None:
+        """Every hop, before connecting, on the URL the client will connect to: the operator's domain
+        lists, then the site's robots.txt."""
+        why = domains.refusal(url.host, self.options.allow_domains, self.options.deny_domains)
         if why:
             raise ToolError(f"The address {url} is not allowed: {why}.")
         if self.options.respect_robots_txt and not self.robots_allow(url, ctx):
-            raise ToolError(f"The robots.txt of {robots.origin(url)} does not allow fetching {url}.")
+            raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.")
 
-    def robots_allow(self, url: str, ctx: ToolContext) -> bool:
-        key = ("robots", robots.origin(url))
+    def robots_allow(self, url: URL, ctx: ToolContext) -> bool:
+        key = ("robots", url.origin)
         rules = ctx.turn_cache.get(key)
         if rules is None:
             rules = self._robots_rules(url, ctx)
             ctx.turn_cache[key] = rules
-        return rules.allows(robots.request_form(url))
+        return rules.allows(str(url))  # the canonical target is what the server will be asked for
 
-    def _robots_rules(self, url: str, ctx: ToolContext) -> robots.RobotsRules:
+    def _robots_rules(self, url: URL, ctx: ToolContext) -> robots.RobotsRules:
         token = robots.product_token(ctx.user_agent)
         try:
             with ctx.fetch.follow(
@@ -230,7 +241,7 @@ class WebFetch:
         except TooManyRedirects:
             return robots.ALLOW_ALL  # 2.3.1.2: past five redirects robots.txt may count as unavailable
         except AddressNotAllowed as err:
-            if err.url and robots.origin(err.url) == robots.origin(url):
+            if err.url and read_url(err.url).origin == url.origin:
                 # The site itself is private: say so, not that its robots.txt could not be read.
                 raise ToolError(str(err.for_url(url))) from err
             return robots.DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
@@ -260,7 +271,7 @@ class WebFetch:
         if not ctx.ingesters.accepts(mime):
             raise ToolError(f"{url} is a {mime} file, which this tool cannot read.")
         data = response.read(self.options.max_file_bytes, on_too_large="error")
-        name = posixpath.basename(unquote(urlsplit(url).path)) or None
+        name = posixpath.basename(unquote(response.canonical.path)) or None
         text = ctx.ingesters.ingest(IngestInput(data, mime, name or ""))
         return Page(url, name, (text or "").strip())
 

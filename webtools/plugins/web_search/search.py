@@ -12,9 +12,10 @@ import logging
 import re
 from collections.abc import Iterable, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from webtools.exceptions import ToolCancelled, ToolError
+from webtools.net.errors import InvalidURL
+from webtools.net.urls import read_url
 from webtools.runtime import domains, excerpt, redact
 
 from .engines.base import Engine, ResponseError, Search, SearchResult
@@ -149,24 +150,22 @@ def clean_results(
     allowed_domains: Sequence[str] = (),
     blocked_domains: Sequence[str] = (),
 ) -> tuple[list[dict[str, str]], int]:
-    """Cleaned results, at most ``count``: HTML stripped, snippets cut, non-http(s) and duplicate URLs
-    dropped, and the domain lists applied whatever the engine did with them. Also returns how many
-    results the domain lists removed."""
+    """Cleaned results, at most ``count``: HTML stripped, snippets cut, URLs in their canonical form
+    (``read_url``, the form web_fetch will fetch) with unreadable, non-http(s) and duplicate ones dropped,
+    and the domain lists applied to the host the client would connect to, whatever the engine did
+    with them. Also returns how many results the domain lists removed."""
     out: list[dict[str, str]] = []
     seen: set[str] = set()
     filtered = 0
     for result in raw:
-        url = (result.url or "").strip()
         try:
-            parts = urlsplit(url)
-        except ValueError:
+            canonical = read_url(result.url or "")
+        except InvalidURL:
             continue
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-            continue
+        url, host = str(canonical), canonical.host
         if url in seen:
             continue
         seen.add(url)
-        host = domains.url_host(url)
         if domains.host_matches(host, blocked_domains) or (
             allowed_domains and not domains.host_matches(host, allowed_domains)
         ):
