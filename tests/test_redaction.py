@@ -4,6 +4,7 @@ The check is ``tests.leaks``, a separate reading built on the standard library's
 """
 from __future__ import annotations
 
+import os
 import string
 
 import pytest
@@ -81,7 +82,7 @@ _KEYS = st.text(alphabet=string.ascii_letters + string.digits + string.punctuati
 _AROUND = st.text(max_size=60)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("REDACTION_EXAMPLES", 300)), deadline=None)
 @given(key=_KEYS, before=_AROUND, after=_AROUND, name=st.sampled_from(sorted(spellings(KEY))))
 def test_any_key_in_any_spelling_inside_any_text_is_masked(key, before, after, name):
     if sum(c.isalnum() for c in key) < PARTIAL + 4:
@@ -90,8 +91,18 @@ def test_any_key_in_any_spelling_inside_any_text_is_masked(key, before, after, n
     assert not leaks(redact(text, [key]), key)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=int(os.environ.get("REDACTION_EXAMPLES", 300)), deadline=None)
 @given(key=_KEYS, text=st.text(max_size=200))
 def test_text_holding_no_run_of_the_key_is_unchanged(key, text):
     if not leaks(text, key) and "&" not in text and "%" not in text and "\\" not in text:
         assert redact(text, [key]) == text
+
+
+@pytest.mark.parametrize("text,key", [
+    # Hypothesis found it: "%00" read as an escape hid two of eight zeros, read as it stands it does not.
+    ("MDAwMDAwMDB4OVEyazdXbTR6000000%00", "00000000x9Q2k7Wm4z"),
+    # A legacy entity without its semicolon, as browsers and html.unescape read it.
+    ("abcd&ltefgh", "abcdefgh-1234"),
+])
+def test_a_key_is_found_whichever_way_an_escape_is_read(text, key):
+    assert leaks(text, key) and not leaks(redact(text, [key]), key)

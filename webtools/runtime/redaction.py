@@ -6,7 +6,7 @@ or as HTML entities and percent escapes. So a copy is looked for in a normalised
 
 1. escapes are decoded (``&#65;``, ``&#x41;``, ``&amp;``, ``%41``, ``\\u0041``, ``\\x41``) and
    compatibility forms folded (full-width ``Ａ`` is ``A``), each decoded character remembering where it
-   came from;
+   came from; the text is also read with its escapes as they stand, since ``%41`` may be part of a key;
 2. only letters and digits are kept, in lower case, so spacing, separators and case do not matter;
 3. every run of ``PARTIAL`` characters that also occurs in a normalised form of a secret marks its
    source text for masking. The forms of a secret are the secret itself and the characters of its
@@ -20,7 +20,7 @@ and masking every short run would mangle ordinary words. A secret whose normalis
 from __future__ import annotations
 
 import base64
-import html.entities
+import html
 import re
 import unicodedata
 from collections.abc import Iterable
@@ -44,15 +44,16 @@ _STRIDE = 3
 # An escape. Each starts with a character that is not a letter or digit, so escapes are found alike
 # whether the letters and digits around them are read one by one or not at all.
 _ESCAPE = (
-    r"&\#(?P<dec>[0-9]{1,8});?"
-    r"|&\#[xX](?P<hex>[0-9a-fA-F]{1,6});?"
-    r"|&(?P<name>[A-Za-z][A-Za-z0-9]{1,31});"
+    # HTML character references, decoded by ``html.unescape`` as browsers read them: numeric ones with
+    # or without ``;``, named ones by the longest known name, legacy names (``&lt``) without ``;``.
+    r"&(?P<ref>\#[0-9]+;?|\#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
     r"|%(?P<pct>[0-9A-Fa-f]{2})"
     r"|\\[uU](?P<uni>[0-9a-fA-F]{4})"
     r"|\\[xX](?P<byte>[0-9a-fA-F]{2})"
 )
 _ESCAPES = re.compile(_ESCAPE)
 _TOKENS = re.compile(_ESCAPE + r"|(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])")
+_PLAIN_TOKENS = re.compile(r"(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])")
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
@@ -75,24 +76,23 @@ _FOLD = _FoldTable()
 
 def _unescape(match: re.Match) -> str:
     kind = match.lastgroup
-    value = match.group(kind)
-    if kind == "name":
-        return html.entities.html5.get(value + ";", "")
-    code = int(value, 10 if kind == "dec" else 16)
-    return chr(code) if code < 0x110000 else ""
+    if kind == "ref":
+        return html.unescape(match.group())
+    return chr(int(match.group(kind), 16))
 
 
-def _quick_view(text: str) -> str:
-    """The normalised reading of ``text`` (module docstring), without positions."""
-    return _ESCAPES.sub(_unescape, text).translate(_FOLD)
+def _quick_views(text: str) -> tuple[str, str]:
+    """The normalised readings of ``text`` (module docstring), without positions: escapes decoded, and
+    escapes read as they stand (``%41`` may be a key's own characters, or ``%00`` then ``41``)."""
+    return _ESCAPES.sub(_unescape, text).translate(_FOLD), text.translate(_FOLD)
 
 
-def _view(text: str) -> tuple[str, list[int], list[int]]:
-    """The normalised reading of ``text``, with the start and end in ``text`` of each character's source."""
+def _view(text: str, decode: bool) -> tuple[str, list[int], list[int]]:
+    """A normalised reading of ``text``, with the start and end in ``text`` of each character's source."""
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    for match in _TOKENS.finditer(text):
+    for match in (_TOKENS if decode else _PLAIN_TOKENS).finditer(text):
         start, end = match.span()
         if match.lastgroup == "alnum":
             chars.append(match.group().lower())
@@ -159,16 +159,18 @@ class Redactor:
         # Verbatim copies first, so a secret with too few letters and digits to find is still masked.
         for secret in self.secrets:
             text = text.replace(secret, MASK)
-        quick = _quick_view(text)
-        if not any(sample in quick for sample in self.samples):
-            return text
-        view, starts, ends = _view(text)
         spans = []
-        for run in self.runs:
-            i = view.find(run)
-            while i >= 0:
-                spans.append((starts[i], ends[i + len(run) - 1]))
-                i = view.find(run, i + 1)
+        for decode, quick in zip((True, False), _quick_views(text)):
+            if not any(sample in quick for sample in self.samples):
+                continue
+            view, starts, ends = _view(text, decode)
+            for run in self.runs:
+                i = view.find(run)
+                while i >= 0:
+                    spans.append((starts[i], ends[i + len(run) - 1]))
+                    i = view.find(run, i + 1)
+        if not spans:
+            return text
         out = []
         position = 0
         for start, end in _merged(spans):
