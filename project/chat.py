@@ -22,6 +22,7 @@ import json
 import logging
 import threading
 from collections.abc import Generator, Iterator
+from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from django.conf import settings
@@ -67,9 +68,15 @@ def chat_page(request):
     return render(request, "chat.html", {
         "missing": missing_settings(),
         "model": getattr(settings, "OPENAI_MODEL", ""),
-        # Shown to every signed-in user: never with the credentials or query string it may carry.
-        "base_url": display_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
+        "base_url": shown_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
     })
+
+
+def shown_url(url: str) -> str:
+    """``OPENAI_BASE_URL`` as every signed-in user may see it: without the credentials, query or
+    fragment the operator may have put in it."""
+    parts = urlsplit(url)
+    return display_url(urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")))
 
 
 @require_POST
@@ -249,5 +256,5 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
                 yield event
     except requests.RequestException as err:
         raise ModelServerError(
-            f"The model server at {display_url(url)} could not be reached ({type(err).__name__})."
+            f"The model server at {shown_url(url)} could not be reached ({type(err).__name__})."
         ) from err

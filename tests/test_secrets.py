@@ -195,7 +195,7 @@ def test_the_model_servers_key_is_in_no_chat_event_page_or_log(settings, user, c
                                         content_type="application/json"))
     assert events[0] == {"type": "error", "message": "The model server rejected the API key (OPENAI_API_KEY) "
                                                      "with HTTP 401."}
-    assert "could not be reached" in unreachable[0]["message"]
+    assert "at http://127.0.0.1:9/v1/chat/completions could not be reached" in unreachable[0]["message"]
     for where, text in {"chat page": page.content.decode(), "events": json.dumps(events),
                         "unreachable events": json.dumps(unreachable)}.items():
         assert_no_leak(text, *KEYS, where=where)
