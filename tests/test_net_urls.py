@@ -372,3 +372,13 @@ def test_an_ipv4_spelling_is_dialled_as_the_address_that_was_checked(recording_s
     assert [hop.host for hop in checked] == ["127.0.0.1"]
     assert recording_server.requests[before].headers["Host"] == f"127.0.0.1:{port}"
     assert recording_server.requests[before].client[0] == "127.0.0.1"
+
+
+def test_an_error_message_shows_a_url_without_user_info_query_or_unreadable_parts():
+    from webtools.net.errors import display_url
+
+    assert display_url("https://operator:s3cret@models.example.com:8443/v1?api-key=s3cret#x") == (
+        "https://models.example.com:8443/v1"
+    )
+    assert display_url("http://evil.com\\@example.com/") == "(unreadable URL)"
+    assert display_url("gopher://example.com/") == "(unreadable URL)"

@@ -14,13 +14,26 @@ if TYPE_CHECKING:
 
 
 def display_url(url: str | URL) -> str:
-    """``scheme://host[:port]/path`` of ``url`` (see ``URL.display``): what an error message may show."""
+    """``scheme://host[:port]/path`` of ``url`` (see ``URL.display``): what an error message may show.
+
+    A URL with user info, which ``read_url`` refuses, is shown without it (an admin-set model server
+    URL can carry credentials there); any other unreadable URL is not shown at all.
+    """
     from .urls import read_url  # urls raises the errors defined here
 
     try:
         return read_url(url).display()
     except InvalidURL:
-        return "(unreadable URL)"
+        pass
+    if isinstance(url, str):
+        scheme, sep, rest = url.strip().partition("://")
+        authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+        if sep and "@" in authority and "\\" not in authority:
+            try:
+                return read_url(f"{scheme}://{rest[authority.rindex('@') + 1:]}").display()
+            except InvalidURL:
+                pass
+    return "(unreadable URL)"
 
 
 class NetError(Exception):
