@@ -5,7 +5,7 @@ the database for a host; tests and third-party plugins can build one directly.
 """
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 
-from . import domains
+from . import domains, workers
 from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
@@ -38,6 +38,7 @@ __all__ = [
     "TurnError",
     "domains",
     "excerpt",
+    "workers",
     "redact",
     "output_text",
     "replay",

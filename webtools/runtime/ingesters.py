@@ -9,14 +9,25 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Protocol
 
+from .budget import Deadline
+
 
 @dataclass(frozen=True)
 class IngestInput:
-    """A file to extract text from."""
+    """A file to extract text from, and the limits of the call that asks.
+
+    ``deadline`` is the call's reading budget: an ingester checks it, and runs work it cannot interrupt
+    (one PDF page's text) in ``webtools.runtime.workers``. ``max_pages`` caps the pages read of a paged
+    document; ``max_characters`` is how much text the caller will keep, so reading may stop once it has
+    that much. None means no limit. An ingester that stops early says so in the text it returns.
+    """
 
     data: bytes
     mime_type: str
     name: str = ""
+    deadline: Deadline | None = None
+    max_pages: int | None = None
+    max_characters: int | None = None
 
 
 class Ingester(Protocol):

@@ -61,7 +61,25 @@ class WebFetchOptionsForm(forms.Form):
     )
     timeout_seconds = forms.IntegerField(
         required=False, initial=20, min_value=1, max_value=300, label=_("Timeout (seconds)"),
-        help_text=_("One deadline for the whole download, redirects included."),
+        help_text=_("One deadline for the whole call: the download, redirects included, and the reading of "
+                    "the page or file. A call that runs out of time ends with an error, or with the pages "
+                    "of a PDF read so far."),
+    )
+    max_pdf_pages = forms.IntegerField(
+        required=False, initial=50, min_value=1, max_value=10_000, label=_("PDF pages read"),
+        help_text=_("Pages of a PDF after these are not read; the text says so."),
+    )
+    max_document_characters = forms.IntegerField(
+        required=False, initial=None, min_value=500, max_value=10_000_000,
+        label=_("Characters kept from a document"),
+        help_text=_("The text of a page or file is cut to this many characters before it is returned in "
+                    "parts; the text says so. Empty: ten parts (ten times the characters per part)."),
+    )
+    max_html_bytes = forms.IntegerField(
+        required=False, initial=3_000_000, min_value=10_000, max_value=100_000_000,
+        label=_("HTML read for text (bytes)"),
+        help_text=_("Only this much of a page's HTML is turned into text: reading HTML costs seconds of "
+                    "CPU per megabyte."),
     )
     respect_robots_txt = forms.BooleanField(
         required=False, initial=True, label=_("Respect robots.txt"),

@@ -3,6 +3,8 @@ from __future__ import annotations
 
 from lxml import etree
 
+from webtools.runtime.budget import Deadline
+
 from .extract import to_markdown
 
 _ATOM = "{http://www.w3.org/2005/Atom}"
@@ -24,8 +26,13 @@ def _summary(raw: str, url: str) -> str:
     return " ".join(raw.split())
 
 
-def feed_markdown(text: str, url: str) -> tuple[str | None, str] | None:
-    """``(title, markdown)`` of an RSS or Atom document; None when ``text`` is not a feed."""
+def feed_markdown(text: str, url: str, *, deadline: Deadline | None = None) -> tuple[str | None, str] | None:
+    """``(title, markdown)`` of an RSS or Atom document; None when ``text`` is not a feed.
+
+    ``deadline`` is checked for every entry; only the first ``MAX_ENTRIES`` entries are read, the rest
+    counted.
+    """
+    deadline = deadline or Deadline.never()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True, huge_tree=False)
     try:
         root = etree.fromstring(text.encode("utf-8"), parser)
@@ -33,10 +40,16 @@ def feed_markdown(text: str, url: str) -> tuple[str | None, str] | None:
         return None
     if root is None:
         return None
+    deadline.check()
     entries = []
+    skipped = 0
     if root.tag == f"{_ATOM}feed":
         title = _text(root, f"{_ATOM}title")
         for entry in root.iter(f"{_ATOM}entry"):
+            if len(entries) == MAX_ENTRIES:
+                skipped += 1
+                continue
+            deadline.check()
             link = ""
             for candidate in entry.findall(f"{_ATOM}link"):
                 if candidate.get("rel", "alternate") == "alternate":
@@ -56,7 +69,10 @@ def feed_markdown(text: str, url: str) -> tuple[str | None, str] | None:
         if not title and channel is not None:
             title = _text(channel, f"{_RSS1}title")
         items = list(root.iter("item")) or list(root.iter(f"{_RSS1}item"))
-        for item in items:
+        skipped = max(0, len(items) - MAX_ENTRIES)
+        for item in items[:MAX_ENTRIES]:
+            deadline.check()
+
             def get(name: str) -> str:
                 return _text(item, name) or _text(item, _RSS1 + name)
 
@@ -66,7 +82,8 @@ def feed_markdown(text: str, url: str) -> tuple[str | None, str] | None:
     else:
         return None
     lines = [f"# {title}" if title else ""]
-    for entry_title, link, date, raw in entries[:MAX_ENTRIES]:
+    for entry_title, link, date, raw in entries:
+        deadline.check()
         heading = f"[{entry_title or link}]({link})" if link else (entry_title or "(untitled)")
         lines.append(f"## {heading}")
         if date:
@@ -74,6 +91,6 @@ def feed_markdown(text: str, url: str) -> tuple[str | None, str] | None:
         summary = _summary(raw, url) if raw.strip() else ""
         if summary:
             lines.append(summary)
-    if len(entries) > MAX_ENTRIES:
-        lines.append(f"({len(entries) - MAX_ENTRIES} more entries not shown.)")
+    if skipped:
+        lines.append(f"({skipped} more entries not shown.)")
     return title or None, "\n\n".join(line for line in lines if line).strip()

@@ -19,10 +19,11 @@ from webtools.net import (
     TooManyRedirects,
     read_url,
 )
-from webtools.runtime import IngestInput, ToolCancelled, ToolContext, ToolError, domains
+from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, workers
 
 from . import robots
 from .extract import decode, extract
+from .feeds import feed_markdown
 from .tokens import characters_within
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -66,6 +67,8 @@ ACCEPT = (
 )
 ROBOTS_TIMEOUT = 10.0
 NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
+#: Without ``max_document_characters``, a document keeps at most this many parts of text.
+DOCUMENT_PARTS = 10
 
 
 @dataclass(frozen=True)
@@ -80,6 +83,14 @@ class FetchOptions:
     include_image_urls: bool = False
     only_conversation_urls: bool = True
     max_content_tokens: int = 5_000
+    max_pdf_pages: int = 50
+    #: Characters kept from any document before it is cut into parts; None: ``DOCUMENT_PARTS`` parts.
+    max_document_characters: int | None = None
+    max_html_bytes: int = 3_000_000
+
+    @property
+    def document_characters(self) -> int:
+        return self.max_document_characters or DOCUMENT_PARTS * self.max_characters
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -175,6 +186,8 @@ class WebFetch:
 
     def download(self, url: URL, ctx: ToolContext) -> Page:
         options = self.options
+        # One budget for the whole call: what the download leaves of it is the reading's.
+        deadline = Deadline(options.timeout_seconds, ctx.signal)
         headers = {"User-Agent": ctx.user_agent, "Accept": ACCEPT}
         try:
             with ctx.fetch.follow(
@@ -190,9 +203,13 @@ class WebFetch:
                 mime = response.content_type
                 kind = page_kind(mime) if mime else "sniff"
                 if kind is None:
-                    return self._file(response, final, mime, ctx)
-                data = response.read(options.max_bytes, on_too_large="truncate")
-                return self._page(data, kind, response.charset, final)
+                    if not ctx.ingesters.accepts(mime):
+                        raise ToolError(f"{final} is a {mime} file, which this tool cannot read.")
+                    data = response.read(options.max_file_bytes, on_too_large="error")
+                    name = posixpath.basename(unquote(response.canonical.path)) or None
+                else:
+                    data = response.read(options.max_bytes, on_too_large="truncate")
+                charset = response.charset
         except ToolError:
             raise
         except Cancelled as err:
@@ -205,6 +222,10 @@ class WebFetch:
             ) from err
         except NetError as err:
             raise ToolError(str(err)) from err  # the guarded client's messages are written for the model
+        # Read with the connection closed: reading runs in a worker under what is left of the deadline.
+        if kind is None:
+            return self._file(data, final, name, mime, ctx, deadline)
+        return self._page(data, kind, charset, final, deadline)
 
     def check_hop(self, url: URL, ctx: ToolContext) -> None:
         """Every hop, before connecting, on the URL the client will connect to: the operator's domain
@@ -251,29 +272,53 @@ class WebFetch:
 
     # -- content ------------------------------------------------------------------------------------
 
-    def _page(self, data: bytes, kind: str, charset: str | None, url: str) -> Page:
+    def _page(self, data: bytes, kind: str, charset: str | None, url: str, deadline: Deadline) -> Page:
         if kind == "sniff":
             kind = _sniff(data)
         if kind == "html":
-            title, text = extract(decode(data, charset, html=True), url,
-                                  include_image_urls=self.options.include_image_urls)
-            return Page(url, title, text)
+            limit = self.options.max_html_bytes
+            notes = []
+            if len(data) > limit:
+                data = cut_markup(data, limit)
+                notes.append(f"[The page is larger than {limit} bytes: only its first {limit} bytes were read.]")
+            title, text = workers.call(
+                extract, decode(data, charset, html=True), url, deadline=deadline,
+                include_image_urls=self.options.include_image_urls,
+            )
+            return self._kept(url, title, text, notes)
         text = decode(data, charset, html=kind in ("xml", "feed"))
         if kind in ("xml", "feed"):
-            from .feeds import feed_markdown
-
-            feed = feed_markdown(text, url)
+            feed = workers.call(feed_markdown, text, url, deadline=deadline)
             if feed is not None:
-                return Page(url, feed[0], feed[1])
-        return Page(url, None, text.strip())
+                return self._kept(url, feed[0], feed[1])
+        return self._kept(url, None, text)
 
-    def _file(self, response, url: str, mime: str, ctx: ToolContext) -> Page:
-        if not ctx.ingesters.accepts(mime):
-            raise ToolError(f"{url} is a {mime} file, which this tool cannot read.")
-        data = response.read(self.options.max_file_bytes, on_too_large="error")
-        name = posixpath.basename(unquote(response.canonical.path)) or None
-        text = ctx.ingesters.ingest(IngestInput(data, mime, name or ""))
-        return Page(url, name, (text or "").strip())
+    def _file(self, data: bytes, url: str, name: str | None, mime: str, ctx: ToolContext, deadline: Deadline) -> Page:
+        text = ctx.ingesters.ingest(IngestInput(
+            data, mime, name or "", deadline=deadline, max_pages=self.options.max_pdf_pages,
+            max_characters=self.options.document_characters,
+        ))
+        return self._kept(url, name, text or "")
+
+    def _kept(self, url: str, title: str | None, text: str, notes: list[str] | None = None) -> Page:
+        """The page with at most ``document_characters`` of its text, and notes on what was left out."""
+        notes = list(notes or ())
+        text = text.strip()
+        limit = self.options.document_characters
+        if len(text) > limit:
+            text = split_part(text, 0, limit).rstrip()
+            notes.append(f"[The text is longer: only its first {len(text)} characters are kept.]")
+        if notes:
+            text = "\n\n".join([text, *notes]) if text else "\n\n".join(notes)
+        return Page(url, title, text)
+
+
+def cut_markup(data: bytes, limit: int) -> bytes:
+    """The first ``limit`` bytes of an HTML page, ending before the tag the limit falls in."""
+    if len(data) <= limit:
+        return data
+    cut = data.rfind(b"<", 0, limit)
+    return data[:cut] if cut > 0 else data[:limit]
 
 
 def _sniff(data: bytes) -> str:

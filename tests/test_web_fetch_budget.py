@@ -1,0 +1,216 @@
+"""web_fetch's reading budget (issue 9): hostile documents end within the call's timeout, cancelling a
+turn stops the reading, and the page, character and HTML caps hold. Real loopback servers; the reading
+runs in the real worker processes.
+"""
+from __future__ import annotations
+
+import html as html_escape
+import os
+import threading
+import time
+
+import pytest
+
+from tests.pdfs import make_pdf, make_shared_stream_pdf
+from tests.servers import Reply
+from tests.test_web_fetch import call, client, html, make_tool, server  # noqa: F401 - fixtures
+from webtools.plugins.pdf import PdfIngester
+from webtools.runtime import Ingesters, ReadingTooLong, ToolCancelled
+from webtools.runtime.workers import GRACE_SECONDS
+from webtools.testing import tool_context_for_test
+
+#: Room for a loaded machine (two cores shared by several test runs) on top of the grace period.
+MARGIN = GRACE_SECONDS + 1.5
+
+ROW = "<tr><td>Cell alpha</td><td>12345</td><td><a href='/x'>link</a></td><td>Some longer text here</td></tr>\n"
+
+
+def table_page(size: int) -> str:
+    """An HTML page that is one big table, ``size`` bytes long: issue 9's 4.5 MB page took 15 s."""
+    rows = ROW * (size // len(ROW))
+    return f"<html><head><title>Big table</title></head><body><table>{rows}</table></body></html>"
+
+
+def pdf_ingesters() -> Ingesters:
+    ingesters = Ingesters()
+    ingesters.register(PdfIngester())
+    return ingesters
+
+
+def pdf(body: bytes) -> Reply:
+    return Reply(200, {"Content-Type": "application/pdf"}, body)
+
+
+@pytest.fixture
+def warm(client, server):  # noqa: F811 - pytest fixtures
+    """A warm reading worker that has imported pypdf and the extractor, so a test times the reading."""
+    server.route("/warm.pdf", pdf(make_pdf(["warm"])))
+    server.route("/warm.html", html("<p>warm</p>"))
+    call(client, server.url("/warm.pdf"), ingesters=pdf_ingesters())
+    call(client, server.url("/warm.html"))
+
+
+def _children() -> list[int]:
+    me = str(os.getpid())
+    found = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as stat:
+                    fields = stat.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if fields[1] == me and fields[0] != "Z":
+                found.append(int(entry))
+    return found
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except FileNotFoundError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def assert_nothing_keeps_reading() -> None:
+    """No child process of this one is still using the CPU: the reading it gave up on was stopped."""
+    before = {pid: _cpu_seconds(pid) for pid in _children()}
+    time.sleep(0.5)
+    busy = {pid: _cpu_seconds(pid) - seconds for pid, seconds in before.items()}
+    assert all(used < 0.1 for used in busy.values()), busy
+
+
+# -- PDFs -------------------------------------------------------------------------------------------
+
+
+def test_a_pdf_whose_pages_share_an_8_mb_content_stream_ends_within_the_timeout(client, server, warm):  # noqa: F811
+    body = make_shared_stream_pdf(8_000_000, pages=3)
+    assert len(body) < 30_000
+    server.route("/hostile.pdf", pdf(body))
+    started = time.monotonic()
+    with pytest.raises(ReadingTooLong, match="The page took too long to read."):
+        call(client, server.url("/hostile.pdf"), ingesters=pdf_ingesters(), timeout_seconds=2)
+    assert time.monotonic() - started < 2 + MARGIN
+    assert_nothing_keeps_reading()
+
+
+def test_a_pdf_cut_short_by_the_deadline_returns_the_pages_read_so_far_and_says_so(
+    client, server, warm,  # noqa: F811
+):
+    server.route("/report.pdf", pdf(make_shared_stream_pdf(8_000_000, pages=3, first_page="Summary of the year")))
+    started = time.monotonic()
+    out = call(client, server.url("/report.pdf"), ingesters=pdf_ingesters(), timeout_seconds=2)
+    assert time.monotonic() - started < 2 + MARGIN
+    assert out["content"].startswith("[The PDF took too long to read: only pages 1 to 1 of 4 are here.]")
+    assert "Summary of the year" in out["content"]
+    assert "Hostile text run" not in out["content"]
+    assert_nothing_keeps_reading()
+
+
+def test_only_max_pdf_pages_pages_are_read_and_the_text_says_so(client, server):  # noqa: F811
+    server.route("/long.pdf", pdf(make_pdf([f"Page number {n} here" for n in range(1, 8)])))
+    out = call(client, server.url("/long.pdf"), ingesters=pdf_ingesters(), max_pdf_pages=3)
+    assert "Page number 3 here" in out["content"] and "Page number 4 here" not in out["content"]
+    assert out["content"].startswith("[Only the first 3 of the 7 pages were read: the page limit.]")
+
+
+def test_max_pdf_pages_defaults_to_50(client, server):  # noqa: F811
+    server.route("/long.pdf", pdf(make_pdf([f"Page number {n} here" for n in range(1, 53)])))
+    out = call(client, server.url("/long.pdf"), ingesters=pdf_ingesters())
+    assert "Page number 50 here" in out["content"] and "Page number 51 here" not in out["content"]
+    assert "50 of the 52 pages" in out["content"]
+
+
+def test_pdf_pages_stop_being_read_once_the_text_reaches_the_character_cap(client, server):  # noqa: F811
+    pages = [f"Page {n}: " + "words " * 20 for n in range(1, 41)]
+    server.route("/long.pdf", pdf(make_pdf(pages)))
+    out = call(client, server.url("/long.pdf"), ingesters=pdf_ingesters(), max_document_characters=1000)
+    assert out["content"].startswith(
+        "[Only the first 8 of the 40 pages were read: their text reached the length limit.]"
+    )
+    assert "Page 40:" not in out["content"]
+    assert out["totalCharacters"] < 1200
+
+
+# -- HTML and feeds ---------------------------------------------------------------------------------
+
+
+def test_a_4_5_mb_html_table_ends_within_the_timeout_with_a_clear_error(client, server, warm):  # noqa: F811
+    server.route("/table", html(table_page(4_500_000)))
+    started = time.monotonic()
+    with pytest.raises(ReadingTooLong, match="The page took too long to read."):
+        call(client, server.url("/table"), timeout_seconds=1, max_html_bytes=5_000_000)
+    assert time.monotonic() - started < 1 + MARGIN
+    assert_nothing_keeps_reading()
+
+
+def test_only_max_html_bytes_of_a_page_are_read_and_the_text_says_so(client, server):  # noqa: F811
+    page = table_page(200_000).replace("</table>", "<tr><td>LAST_ROW</td></tr></table>")
+    server.route("/table", html(page))
+    out = call(client, server.url("/table"), max_html_bytes=20_000, max_characters=100_000)
+    assert "Cell alpha" in out["content"] and "LAST_ROW" not in out["content"]
+    assert out["content"].endswith("[The page is larger than 20000 bytes: only its first 20000 bytes were read.]")
+
+
+def test_a_huge_feed_ends_within_the_timeout_with_a_clear_error(client, server, warm):  # noqa: F811
+    summary = html_escape.escape(table_page(40_000))
+    items = "".join(
+        f"<item><title>Entry {n}</title><link>http://feed.test/{n}</link><description>{summary}</description></item>"
+        for n in range(120)
+    )
+    feed = f'<?xml version="1.0"?><rss version="2.0"><channel><title>Huge</title>{items}</channel></rss>'
+    assert len(feed) > 4_000_000
+    server.route("/feed", Reply(200, {"Content-Type": "application/rss+xml"}, feed))
+    started = time.monotonic()
+    with pytest.raises(ReadingTooLong, match="The page took too long to read."):
+        call(client, server.url("/feed"), timeout_seconds=1)
+    assert time.monotonic() - started < 1 + MARGIN
+    assert_nothing_keeps_reading()
+
+
+def test_cancelling_the_turn_while_a_page_is_read_stops_the_reading(client, server, warm):  # noqa: F811
+    server.route("/table", html(table_page(4_500_000)))
+    ctx, _ = tool_context_for_test(fetch=client)
+    outcome = {}
+
+    def run():
+        try:
+            outcome["result"] = call(client, server.url("/table"), ctx=ctx, timeout_seconds=60,
+                                     max_html_bytes=5_000_000)
+        except Exception as err:  # reported below
+            outcome["error"] = err
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    while not server.hits("/table"):
+        time.sleep(0.01)
+    time.sleep(0.5)  # the 4.5 MB body crosses the loopback in milliseconds: now it is being read
+    ctx.signal.cancel()
+    cancelled = time.monotonic()
+    worker.join(30)
+    assert time.monotonic() - cancelled < MARGIN
+    assert isinstance(outcome.get("error"), ToolCancelled), outcome
+    assert_nothing_keeps_reading()
+
+
+# -- the character cap ------------------------------------------------------------------------------
+
+
+def test_text_past_max_document_characters_is_dropped_and_the_text_says_so(client, server):  # noqa: F811
+    lines = "".join(f"Line {n} of the document.\n" for n in range(1000))
+    server.route("/doc.txt", Reply(200, {"Content-Type": "text/plain"}, lines))
+    out = call(client, server.url("/doc.txt"), max_document_characters=1000, max_characters=5000)
+    assert "Line 0 of" in out["content"] and "Line 999 of" not in out["content"]
+    kept, note = out["content"].rsplit("\n\n", 1)
+    assert len(kept) <= 1000
+    assert note == f"[The text is longer: only its first {len(kept)} characters are kept.]"
+
+
+def test_without_max_document_characters_ten_parts_are_kept(client, server):  # noqa: F811
+    lines = "".join(f"Line {n} of the document.\n" for n in range(2000))
+    server.route("/doc.txt", Reply(200, {"Content-Type": "text/plain"}, lines))
+    out = call(client, server.url("/doc.txt"), max_characters=500)
+    assert 4500 < out["totalCharacters"] < 5100
+    assert make_tool().handler.options.document_characters == 200_000
