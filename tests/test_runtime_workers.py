@@ -5,8 +5,11 @@ The functions the workers run are defined here at module level: a worker imports
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
+from pathlib import Path
 
 import pytest
 
@@ -116,6 +119,7 @@ def test_work_that_never_checks_its_deadline_is_killed_when_the_deadline_passes(
 
 
 def test_parts_yielded_before_the_deadline_reach_the_caller(pool):
+    pool.call(pid_and_answer, 1, deadline=Deadline(30))
     items = []
     with pytest.raises(ReadingTooLong):
         pool.call(parts_then_spin, 3, deadline=Deadline(1), on_item=items.append)
@@ -131,7 +135,7 @@ def test_a_generator_streams_its_parts_and_returns_its_value(pool):
 def test_work_that_checks_its_deadline_stops_by_itself_and_keeps_its_worker(pool):
     pid, _ = pool.call(pid_and_answer, 1, deadline=Deadline(30))
     with pytest.raises(ReadingTooLong):
-        pool.call(parts_checking_the_deadline, deadline=Deadline(0.5))
+        pool.call(parts_checking_the_deadline, deadline=Deadline(1))
     assert pool.call(pid_and_answer, 1, deadline=Deadline(30))[0] == pid
 
 
@@ -180,3 +184,22 @@ def test_idle_workers_burn_no_cpu(pool):
     before = _cpu_seconds(pid)
     time.sleep(0.5)
     assert _cpu_seconds(pid) - before < 0.05
+
+
+def test_a_worker_ends_when_its_web_process_is_killed_in_the_middle_of_a_page():
+    script = (
+        "from tests.test_runtime_workers import parts_then_spin\n"
+        "from webtools.runtime import Deadline, workers\n"
+        "workers.call(parts_then_spin, 0, deadline=Deadline(60), on_item=lambda pid: print(pid, flush=True))\n"
+    )
+    web = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
+                           cwd=Path(__file__).resolve().parents[1])
+    worker = int(web.stdout.readline())
+    assert _alive(worker)
+    web.kill()
+    web.wait()
+    web.stdout.close()
+    gone_by = time.monotonic() + 5
+    while _alive(worker) and time.monotonic() < gone_by:
+        time.sleep(0.1)
+    assert not _alive(worker)

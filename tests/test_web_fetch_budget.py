@@ -4,37 +4,23 @@ runs in the real worker processes.
 """
 from __future__ import annotations
 
-import html as html_escape
 import os
 import threading
 import time
 
 import pytest
 
+from tests.documents import table_feed, table_page
 from tests.pdfs import make_pdf, make_shared_stream_pdf
 from tests.servers import Reply
+from tests.test_web_fetch import _pdf_ingesters as pdf_ingesters
 from tests.test_web_fetch import call, client, html, make_tool, server  # noqa: F401 - fixtures
-from webtools.plugins.pdf import PdfIngester
-from webtools.runtime import Ingesters, ReadingTooLong, ToolCancelled
+from webtools.runtime import ReadingTooLong, ToolCancelled
 from webtools.runtime.workers import GRACE_SECONDS
 from webtools.testing import tool_context_for_test
 
 #: Room for a loaded machine (two cores shared by several test runs) on top of the grace period.
 MARGIN = GRACE_SECONDS + 1.5
-
-ROW = "<tr><td>Cell alpha</td><td>12345</td><td><a href='/x'>link</a></td><td>Some longer text here</td></tr>\n"
-
-
-def table_page(size: int) -> str:
-    """An HTML page that is one big table, ``size`` bytes long: issue 9's 4.5 MB page took 15 s."""
-    rows = ROW * (size // len(ROW))
-    return f"<html><head><title>Big table</title></head><body><table>{rows}</table></body></html>"
-
-
-def pdf_ingesters() -> Ingesters:
-    ingesters = Ingesters()
-    ingesters.register(PdfIngester())
-    return ingesters
 
 
 def pdf(body: bytes) -> Reply:
@@ -155,12 +141,7 @@ def test_only_max_html_bytes_of_a_page_are_read_and_the_text_says_so(client, ser
 
 
 def test_a_huge_feed_ends_within_the_timeout_with_a_clear_error(client, server, warm):  # noqa: F811
-    summary = html_escape.escape(table_page(40_000))
-    items = "".join(
-        f"<item><title>Entry {n}</title><link>http://feed.test/{n}</link><description>{summary}</description></item>"
-        for n in range(120)
-    )
-    feed = f'<?xml version="1.0"?><rss version="2.0"><channel><title>Huge</title>{items}</channel></rss>'
+    feed = table_feed(entries=120, entry_size=40_000)
     assert len(feed) > 4_000_000
     server.route("/feed", Reply(200, {"Content-Type": "application/rss+xml"}, feed))
     started = time.monotonic()

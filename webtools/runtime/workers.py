@@ -21,6 +21,7 @@ the caller gets each through ``on_item`` at once, so a call cut short still has 
 """
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 import socket
@@ -47,6 +48,8 @@ MAX_WORKERS = max(2, os.cpu_count() or 1)
 GRACE_SECONDS = 0.5
 #: How often a waiting caller looks at the turn's cancel signal.
 POLL_SECONDS = 0.05
+#: How often a worker checks that its web process is still there.
+PARENT_CHECK_SECONDS = 1.0
 #: A worker is replaced after this many calls, so that memory a parser never gave back is returned.
 MAX_TASKS_PER_WORKER = 200
 
@@ -193,7 +196,18 @@ class WorkerPool:
 
 def _main(fd: int) -> None:
     """A worker process's entry point: serve the caller at the other end of socket ``fd``."""
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     _serve(Connection(fd))
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End the worker when its web process is gone, even in the middle of a page: nobody waits for it.
+
+    (Linux's ``PR_SET_PDEATHSIG`` would fire when the *thread* that started the worker ends, and workers
+    are started from request threads.)"""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
 
 
 def _serve(conn) -> None:
@@ -226,6 +240,9 @@ def _stream(generator, conn) -> Any:
 
 
 _pool = WorkerPool()
+# Idle workers would end on their own when this process's end of their socket closes; stopping them at
+# exit also spares the interpreter's warnings about subprocesses still running.
+atexit.register(lambda: _pool.shutdown())
 
 
 def call(
