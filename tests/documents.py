@@ -13,7 +13,7 @@ def table_page(size: int) -> str:
     return f"<html><head><title>Big table</title></head><body><table>{rows}</table></body></html>"
 
 
-def table_feed(entries: int = 120, entry_size: int = 40_000) -> str:
+def table_feed(entries: int = 60, entry_size: int = 40_000) -> str:
     """An RSS feed whose every entry's description is an escaped ``entry_size``-byte table."""
     summary = html.escape(table_page(entry_size))
     items = "".join(

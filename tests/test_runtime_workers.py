@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.processes import alive, cpu_seconds
 from webtools.runtime import CancelSignal, Deadline, ReadingTooLong, ToolCancelled, ToolError
 from webtools.runtime.workers import GRACE_SECONDS, ReadingFailed, WorkerPool
 
@@ -75,20 +76,6 @@ def pool():
     pool.shutdown()
 
 
-def _cpu_seconds(pid: int) -> float:
-    with open(f"/proc/{pid}/stat") as stat:
-        fields = stat.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 def test_a_call_returns_the_functions_value_from_another_process(pool):
     pid, answer = pool.call(pid_and_answer, 21, deadline=Deadline(30))
     assert answer == 42 and pid != os.getpid()
@@ -115,7 +102,7 @@ def test_work_that_never_checks_its_deadline_is_killed_when_the_deadline_passes(
         pool.call(parts_then_spin, 0, deadline=Deadline(1), on_item=items.append)
     assert time.monotonic() - started < 1 + MARGIN
     (pid,) = items
-    assert not _alive(pid)  # killed, not left spinning
+    assert not alive(pid)  # killed, not left spinning
 
 
 def test_parts_yielded_before_the_deadline_reach_the_caller(pool):
@@ -148,7 +135,7 @@ def test_cancelling_the_turn_stops_the_work_at_once(pool):
     with pytest.raises(ToolCancelled):
         pool.call(parts_then_spin, 0, deadline=Deadline(60, signal), on_item=items.append)
     assert time.monotonic() - started < 0.5 + MARGIN
-    assert not _alive(items[0])
+    assert not alive(items[0])
 
 
 def test_a_worker_that_dies_is_a_clear_tool_error_and_is_replaced(pool):
@@ -181,9 +168,9 @@ def test_a_call_waits_for_a_free_worker_only_within_its_deadline():
 
 def test_idle_workers_burn_no_cpu(pool):
     pid, _ = pool.call(pid_and_answer, 1, deadline=Deadline(30))
-    before = _cpu_seconds(pid)
+    before = cpu_seconds(pid)
     time.sleep(0.5)
-    assert _cpu_seconds(pid) - before < 0.05
+    assert cpu_seconds(pid) - before < 0.05
 
 
 def test_a_worker_ends_when_its_web_process_is_killed_in_the_middle_of_a_page():
@@ -195,11 +182,11 @@ def test_a_worker_ends_when_its_web_process_is_killed_in_the_middle_of_a_page():
     web = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True,
                            cwd=Path(__file__).resolve().parents[1])
     worker = int(web.stdout.readline())
-    assert _alive(worker)
+    assert alive(worker)
     web.kill()
     web.wait()
     web.stdout.close()
     gone_by = time.monotonic() + 5
-    while _alive(worker) and time.monotonic() < gone_by:
+    while alive(worker) and time.monotonic() < gone_by:
         time.sleep(0.1)
-    assert not _alive(worker)
+    assert not alive(worker)
