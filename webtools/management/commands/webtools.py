@@ -1,4 +1,4 @@
-"""``manage.py webtools <subcommand>``: run a tool, list tools, rotate encryption keys."""
+"""``manage.py webtools <subcommand>``: run a tool, list tools, rotate encryption keys, serve MCP."""
 from __future__ import annotations
 
 import json
@@ -28,6 +28,10 @@ class Command(BaseCommand):
         )
         check.add_argument("--user", help="Username to run the test calls as (default: the first superuser).")
         check.add_argument("--offline", action="store_true", help="Skip the test calls (no request leaves).")
+        mcp = sub.add_parser(
+            "mcp", help="Serve the user's enabled tools to an MCP client over stdio (needs webtools[mcp])."
+        )
+        mcp.add_argument("--user", required=True, help="Username whose tools, switches and keys are served.")
 
     def handle(self, *args, subcommand: str, **options):
         return getattr(self, "handle_" + subcommand.replace("-", "_"))(**options)
@@ -79,6 +83,17 @@ class Command(BaseCommand):
         )
         if result.is_error:
             raise SystemExit(1)
+
+    def handle_mcp(self, user: str, **options):
+        try:
+            from webtools.mcp.server import run_stdio
+        except ImportError as err:
+            raise CommandError(f"The MCP server needs the mcp package: pip install 'webtools[mcp]' ({err}).") from None
+        from webtools.host import start_turn
+
+        account = self._user(user)
+        # stdout carries the protocol from here on: nothing else may be written to it.
+        run_stdio(account, lambda person, conversation: start_turn(person, conversation=conversation))
 
     def handle_tools(self, user: str | None, **options):
         from webtools.host import build_registry, tool_choices

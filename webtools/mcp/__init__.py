@@ -1,0 +1,12 @@
+"""The MCP face: the user's tools for any Model Context Protocol client, through the same ``Turn``.
+
+A sibling of ``webtools.api``: another door into the runtime, never a second one. ``server.build_server``
+makes an MCP server whose ``tools/list`` gives the turn's tools exactly as ``turn.openai_tools()`` does
+and whose ``tools/call`` runs ``turn.call``: the same validation, policies, wrapping of untrusted output
+and citations as a host's own model loop. One MCP session is one turn (its turn cache, its URL
+provenance), started for the session's user by ``webtools.host.start_turn`` and ended with the session.
+
+Two transports: ``manage.py webtools mcp --user NAME`` (stdio, for a desktop client) and
+``asgi.mount_mcp(django_app)`` (streamable HTTP at ``/mcp/``, each request authenticated with the user's
+DRF token). Needs the ``mcp`` package: ``pip install webtools[mcp]``. See docs/mcp.md.
+"""
