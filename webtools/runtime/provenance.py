@@ -16,7 +16,8 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+
+from webtools.net import InvalidURL, read_url
 
 #: An http(s) URL in running text, up to whitespace or a character no URL holds unescaped.
 _URL = re.compile(r"""https?://[^\s<>"'`\\^{}|]+""", re.I)
@@ -24,73 +25,19 @@ _URL = re.compile(r"""https?://[^\s<>"'`\\^{}|]+""", re.I)
 _TRAILING = ".,;:!?)]*_'\"»”’"
 #: A conversation's record stays bounded: a turn that reads a hundred link-heavy pages is far below.
 MAX_URLS = 100_000
-_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-_PATH = _UNRESERVED | frozenset("!$&'()*+,;=:@/")
-_QUERY = _PATH | {"?"}
-_PERCENT = re.compile(r"%[0-9A-Fa-f]{2}")
 
 
 def canonical(url: str) -> str | None:
-    """``url`` in the form two spellings of one address share, or None when it is not an http(s) URL.
+    """``url`` in its canonical form (``webtools.net.read_url``, the form the guarded client connects
+    to and every other check takes), or None when it cannot be fetched at all.
 
-    Lowercase scheme and host, the host in IDNA form, no default port, ``/`` for an empty path, no
-    ``.`` and ``..`` segments (RFC 3986 5.2.4: urllib3 removes them before sending), no fragment (never
-    sent), path and query escaped as urllib3 escapes them. Userinfo and the query's content stay: they
-    are what a server receives.
+    Case of scheme and host, IDNA, default port, dot segments, escaping and the fragment do not
+    matter; the path and query do, so ``?d=secret`` appended to an address makes another address.
     """
     try:
-        parts = urlsplit(url.strip())
-        host = parts.hostname
-        port = parts.port
-    except (ValueError, AttributeError):
+        return str(read_url(url))
+    except InvalidURL:
         return None
-    scheme = parts.scheme.lower()
-    if scheme not in ("http", "https") or not host:
-        return None
-    host = host.rstrip(".")
-    try:
-        host = host.encode("idna").decode("ascii") if not host.isascii() else host
-    except UnicodeError:
-        return None
-    if ":" in host:
-        host = f"[{host}]"
-    if port is not None and port != (443 if scheme == "https" else 80):
-        host = f"{host}:{port}"
-    userinfo = parts.netloc.rpartition("@")[0]
-    netloc = f"{userinfo}@{host}" if userinfo else host
-    path = _dot_segments(_escapes(parts.path, _PATH)) or "/"
-    return urlunsplit((scheme, netloc, path, _escapes(parts.query, _QUERY), ""))
-
-
-def _escapes(text: str, allowed: frozenset[str]) -> str:
-    """Percent-escapes in one spelling, the way urllib3 (which sends our requests) escapes a component:
-    characters outside ``allowed`` escaped, escapes in upper case, and a ``%`` that starts no escape
-    escaped (then every ``%`` is); escapes of unreserved characters (RFC 3986 2.3) decoded."""
-    def one(match: re.Match) -> str:
-        char = chr(int(match.group(0)[1:], 16))
-        return char if char in _UNRESERVED else match.group(0).upper()
-
-    text = _PERCENT.sub(one, text)
-    keep_percent = len(_PERCENT.findall(text)) == text.count("%")
-    out = []
-    for byte in text.encode("utf-8", "surrogatepass"):
-        char = chr(byte)
-        out.append(char if byte < 128 and (char in allowed or (char == "%" and keep_percent)) else f"%{byte:02X}")
-    return "".join(out)
-
-
-def _dot_segments(path: str) -> str:
-    """``path`` without ``.`` and ``..`` segments (RFC 3986 5.2.4)."""
-    out: list[str] = []
-    for segment in path.split("/"):
-        if segment == "..":
-            if len(out) > 1:
-                out.pop()
-        elif segment != ".":
-            out.append(segment)
-    if path.endswith(("/.", "/..")):
-        out.append("")
-    return "/".join(out)
 
 
 def urls_in(text: str) -> set[str]:
