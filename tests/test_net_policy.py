@@ -22,10 +22,18 @@ CASES = [
     ("169.254.0.1", False, "link-local"),
     ("169.254.169.254", False, "cloud metadata"),
     ("169.254.170.2", False, "cloud metadata"),
+    ("169.254.170.23", False, "cloud metadata"),    # AWS EKS Pod Identity Agent
+    ("169.254.0.23", False, "cloud metadata"),      # Tencent Cloud
+    ("169.254.42.42", False, "cloud metadata"),     # Scaleway
+    ("100.100.100.200", False, "cloud metadata"),   # Alibaba Cloud, inside carrier-grade NAT space
+    ("168.63.129.16", False, "cloud metadata"),     # Azure WireServer, in otherwise public space
+    ("168.63.129.15", True, "public"),
+    ("168.63.129.17", True, "public"),
+    ("192.0.0.192", False, "cloud metadata"),       # Oracle Cloud Classic
     ("172.16.0.1", False, "private network"),
     ("172.31.255.255", False, "private network"),
     ("192.0.0.1", False, "IETF protocol assignment"),
-    ("192.0.0.192", False, "IETF protocol assignment"),
+    ("192.0.0.193", False, "IETF protocol assignment"),
     ("192.0.2.1", False, "documentation"),
     ("192.88.99.1", False, "6to4 relay"),
     ("192.168.1.1", False, "private network"),
@@ -55,6 +63,8 @@ CASES = [
     ("::ffff:7f00:1", False, "loopback address (127.0.0.1) embedded in an IPv4-mapped"),
     ("::ffff:169.254.169.254", False, "cloud metadata address (169.254.169.254) embedded"),
     ("::ffff:8.8.8.8", True, "IPv4-mapped"),
+    ("::ffff:168.63.129.16", False, "cloud metadata address (168.63.129.16) embedded in an IPv4-mapped"),
+    ("64:ff9b::a83f:8110", False, "cloud metadata address (168.63.129.16) embedded in a NAT64"),
     ("::ffff:0:7f00:1", False, "loopback address (127.0.0.1) embedded in an IPv4-translated"),
     ("::ffff:0:808:808", True, "IPv4-translated"),
     ("64:ff9b::7f00:1", False, "loopback address (127.0.0.1) embedded in a NAT64"),
@@ -80,6 +90,14 @@ CASES = [
     ("5f00::1", False, "segment routing"),
     ("fc00::1", False, "private network"),
     ("fd12:3456::1", False, "private network"),
+    ("fd00:ec2::254", False, "cloud metadata"),     # AWS IMDS over IPv6
+    ("fd00:ec2::23", False, "cloud metadata"),      # AWS EKS Pod Identity Agent over IPv6
+    ("fd00:ec2::253", False, "private network"),    # AWS DNS: refused as unique local, not named
+    ("fd20:ce::254", False, "cloud metadata"),      # Google Compute Engine over IPv6
+    ("fd00:42::42", False, "cloud metadata"),       # Scaleway over IPv6
+    ("fd00:a9fe:a9fe::1", False, "cloud metadata"),  # Akamai (Linode) over IPv6
+    ("fd00:c1::a9fe:a9fe", False, "cloud metadata"),  # Oracle Cloud (OCI) over IPv6
+    ("fe80::a9fe:a9fe", False, "cloud metadata"),   # OpenStack over IPv6
     ("fe80::1", False, "link-local"),
     ("fec0::1", False, "site-local"),
     ("ff02::1", False, "multicast"),

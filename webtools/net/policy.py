@@ -87,10 +87,18 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     R("100.64.0.0/10", False, "a carrier-grade NAT address"),             # RFC 6598
     R("127.0.0.0/8", False, "a loopback address"),                        # RFC 1122
     R("169.254.0.0/16", False, "a link-local address"),                   # RFC 3927
-    R("169.254.169.254/32", False, "a cloud metadata address"),           # AWS, GCP, Azure, OpenStack
+    # Cloud metadata and platform services, each named so a refusal says what was reached (sources in
+    # docs/security.md). Only Azure's WireServer lies in otherwise public space.
+    R("100.100.100.200/32", False, "a cloud metadata address"),           # Alibaba Cloud ECS
+    R("168.63.129.16/32", False, "a cloud metadata address"),             # Azure WireServer
+    R("169.254.0.23/32", False, "a cloud metadata address"),              # Tencent Cloud CVM
+    R("169.254.42.42/32", False, "a cloud metadata address"),             # Scaleway
+    R("169.254.169.254/32", False, "a cloud metadata address"),           # AWS, GCP, Azure, OCI, OpenStack...
     R("169.254.170.2/32", False, "a cloud metadata address"),             # AWS ECS task metadata
+    R("169.254.170.23/32", False, "a cloud metadata address"),            # AWS EKS Pod Identity Agent
+    R("192.0.0.192/32", False, "a cloud metadata address"),               # Oracle Cloud Classic
     R("172.16.0.0/12", False, "a private network address"),               # RFC 1918
-    R("192.0.0.0/24", False, "an IETF protocol assignment address"),      # RFC 6890, incl. 192.0.0.192
+    R("192.0.0.0/24", False, "an IETF protocol assignment address"),      # RFC 6890
     R("192.0.2.0/24", False, "a documentation address"),                  # RFC 5737 TEST-NET-1
     R("192.88.99.0/24", False, "a deprecated 6to4 relay address"),        # RFC 7526
     R("192.168.0.0/16", False, "a private network address"),              # RFC 1918
@@ -118,7 +126,14 @@ DEFAULT_RULES: tuple[Rule, ...] = (
     R("3fff::/20", False, "a documentation address"),                     # RFC 9637
     R("5f00::/16", False, "a segment routing address"),                   # RFC 9602
     R("fc00::/7", False, "a private network address"),                    # RFC 4193 unique local
+    R("fd00:42::42/128", False, "a cloud metadata address"),              # Scaleway
+    R("fd00:a9fe:a9fe::1/128", False, "a cloud metadata address"),        # Akamai (Linode)
+    R("fd00:c1::a9fe:a9fe/128", False, "a cloud metadata address"),       # Oracle Cloud (OCI)
+    R("fd00:ec2::23/128", False, "a cloud metadata address"),             # AWS EKS Pod Identity Agent
+    R("fd00:ec2::254/128", False, "a cloud metadata address"),            # AWS instance metadata (IMDS)
+    R("fd20:ce::254/128", False, "a cloud metadata address"),             # Google Compute Engine
     R("fe80::/10", False, "a link-local address"),                        # RFC 4291
+    R("fe80::a9fe:a9fe/128", False, "a cloud metadata address"),          # OpenStack
     R("fec0::/10", False, "a site-local address"),                        # RFC 3879 (deprecated)
     R("ff00::/8", False, "a multicast address"),                          # RFC 4291
     R("2000::/3", True, "a public address"),                              # global unicast
