@@ -58,6 +58,15 @@ def generator_with_result(*, deadline):
     return "finished"
 
 
+def allocate(megabytes, *, deadline):
+    global _held
+    _held = bytearray(megabytes * 1024 * 1024)  # kept after the call, as a parser's arenas are
+    return os.getpid()
+
+
+_held = None
+
+
 def die(*, deadline):
     os._exit(3)
 
@@ -190,3 +199,20 @@ def test_a_worker_ends_when_its_web_process_is_killed_in_the_middle_of_a_page():
     while alive(worker) and time.monotonic() < gone_by:
         time.sleep(0.1)
     assert not alive(worker)
+
+
+def test_a_worker_that_runs_out_of_its_memory_limit_is_a_clear_tool_error():
+    pool = WorkerPool(max_workers=1, memory_limit=512 * 1024 * 1024)
+    try:
+        with pytest.raises(ToolError, match="The document is too large to read."):
+            pool.call(allocate, 1024, deadline=Deadline(30))
+        assert pool.call(pid_and_answer, 2, deadline=Deadline(30))[1] == 4
+    finally:
+        pool.shutdown()
+
+
+def test_a_worker_left_holding_much_memory_is_replaced_not_kept(pool):
+    big = pool.call(allocate, 300, deadline=Deadline(30))
+    small = pool.call(allocate, 1, deadline=Deadline(30))
+    assert small != big and not alive(big)
+    assert pool.call(allocate, 1, deadline=Deadline(30)) == small

@@ -12,7 +12,8 @@ process whose other threads may hold locks, and, unlike ``multiprocessing``'s ``
 ``forkserver`` methods, it does not re-run the host's ``__main__`` script. Starting one costs about a
 second of CPU (imports; see docs/security.md for the figures), paid on first use and after a kill;
 otherwise a worker serves call after call. At most ``MAX_WORKERS`` read at once; a call waits for a
-free worker within its deadline.
+free worker within its deadline. A worker's address space is limited (``MEMORY_LIMIT_BYTES``), and a
+worker left holding much memory after a call is replaced (``RETIRE_RSS_BYTES``).
 
 The function a worker runs is sent by reference (a module-level function), with its arguments pickled.
 It receives ``deadline=`` a ``Deadline`` with the call's remaining time (the turn's cancel signal stays
@@ -52,12 +53,19 @@ POLL_SECONDS = 0.05
 PARENT_CHECK_SECONDS = 1.0
 #: A worker is replaced after this many calls, so that memory a parser never gave back is returned.
 MAX_TASKS_PER_WORKER = 200
+#: The address space a worker may use (``RLIMIT_AS``); past it, reading fails with "The document is too
+#: large to read." A 3 MB HTML table, the most ``max_html_bytes`` hands over by default, peaks near
+#: 500 MB. None: no limit.
+MEMORY_LIMIT_BYTES: int | None = 2 * 1024 ** 3
+#: A worker left holding more than this much memory after a call (parsers keep what they grew to) is
+#: replaced rather than kept idle.
+RETIRE_RSS_BYTES = 256 * 1024 ** 2
 
 #: The interpreter workers run in: this one, unless the host embeds Python in a program that is not
 #: (uWSGI, mod_wsgi), where it must name a Python executable with the same packages.
 PYTHON: str | None = None
 
-_BOOTSTRAP = "import sys; from webtools.runtime.workers import _main; _main(int(sys.argv[1]))"
+_BOOTSTRAP = "import sys; from webtools.runtime.workers import _main; _main(*map(int, sys.argv[1:]))"
 
 
 class ReadingFailed(ToolError):
@@ -68,18 +76,19 @@ class ReadingFailed(ToolError):
 
 
 class _Worker:
-    def __init__(self) -> None:
+    def __init__(self, memory_limit: int | None) -> None:
         parent, child = socket.socketpair()
         env = {**os.environ, "PYTHONPATH": os.pathsep.join(path for path in sys.path if path)}
         try:
             self.process = subprocess.Popen(
-                [PYTHON or sys.executable, "-c", _BOOTSTRAP, str(child.fileno())],
+                [PYTHON or sys.executable, "-c", _BOOTSTRAP, str(child.fileno()), str(memory_limit or 0)],
                 pass_fds=(child.fileno(),), stdin=subprocess.DEVNULL, env=env,
             )
         finally:
             child.close()
         self.conn = Connection(parent.detach())
         self.tasks = 0
+        self.rss = 0  # bytes, as the worker reported after its last call
 
     def alive(self) -> bool:
         return self.process.poll() is None
@@ -93,8 +102,13 @@ class _Worker:
 class WorkerPool:
     """Warm reading workers for one process: ``pool.call(func, *args, deadline=...)``."""
 
-    def __init__(self, max_workers: int = MAX_WORKERS) -> None:
+    def __init__(
+        self, max_workers: int = MAX_WORKERS, *, memory_limit: int | None = MEMORY_LIMIT_BYTES,
+        retire_rss: int = RETIRE_RSS_BYTES,
+    ) -> None:
         self.max_workers = max_workers
+        self.memory_limit = memory_limit
+        self.retire_rss = retire_rss
         self._lock = threading.Lock()
         self._reset()
 
@@ -118,14 +132,15 @@ class WorkerPool:
                     if worker.alive():
                         return worker
                     worker.kill()
-            return _Worker()
+            return _Worker(self.memory_limit)
         except BaseException:
             slots.release()
             raise
 
     def _release(self, worker: _Worker, *, reusable: bool) -> None:
         worker.tasks += 1
-        keep = reusable and worker.tasks < MAX_TASKS_PER_WORKER and worker.alive()
+        keep = (reusable and worker.tasks < MAX_TASKS_PER_WORKER and worker.rss < self.retire_rss
+                and worker.alive())
         with self._lock:
             same_process = self._pid == os.getpid()
             if keep and same_process:
@@ -179,7 +194,7 @@ class WorkerPool:
                     break
             except (EOFError, OSError) as err:
                 raise ReadingFailed() from err
-        kind, value, trace = message
+        kind, value, trace, worker.rss = message
         if kind == "error" and not isinstance(value, ToolError):
             logger.error("Reading a document failed in a worker process.\n%s", trace)
             if isinstance(value, MemoryError):
@@ -194,8 +209,14 @@ class WorkerPool:
             worker.kill()
 
 
-def _main(fd: int) -> None:
+def _main(fd: int, memory_limit: int = 0) -> None:
     """A worker process's entry point: serve the caller at the other end of socket ``fd``."""
+    if memory_limit:
+        import resource
+
+        _, hard = resource.getrlimit(resource.RLIMIT_AS)
+        limit = memory_limit if hard == resource.RLIM_INFINITY else min(memory_limit, hard)
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
     _serve(Connection(fd))
 
@@ -221,13 +242,22 @@ def _serve(conn) -> None:
             result = func(*args, deadline=Deadline(seconds), **kwargs)
             if hasattr(result, "__next__") and hasattr(result, "send"):  # a generator: stream its parts
                 result = _stream(result, conn)
-            conn.send(("done", result, ""))
+            conn.send(("done", result, "", _rss()))
         except BaseException as err:  # everything goes back to the caller, KeyboardInterrupt included
             trace = "".join(traceback.format_exception(err))
             try:
-                conn.send(("error", err, trace))
+                conn.send(("error", err, trace, _rss()))
             except Exception:  # an exception that does not pickle: send what it said
-                conn.send(("error", RuntimeError(f"{type(err).__name__}: {err}"), trace))
+                conn.send(("error", RuntimeError(f"{type(err).__name__}: {err}"), trace, _rss()))
+
+
+def _rss() -> int:
+    """This process's resident memory in bytes (Linux); 0 where /proc cannot tell."""
+    try:
+        with open("/proc/self/statm") as statm:
+            return int(statm.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def _stream(generator, conn) -> Any:
@@ -236,7 +266,7 @@ def _stream(generator, conn) -> Any:
             item = next(generator)
         except StopIteration as stop:
             return stop.value
-        conn.send(("item", item, ""))
+        conn.send(("item", item, "", 0))
 
 
 _pool = WorkerPool()
