@@ -104,8 +104,11 @@ def after(name: str, timeout: int) -> dict:
         started = time.monotonic()
         try:
             out = tool.handler({"url": server.url("/doc")}, ctx)
-            partial = "[" in out["content"][:1] or out["content"].rstrip().endswith("]")
-            result = f"{out['totalCharacters']} characters" + (" with a note" if partial else "")
+            result = f"{out['totalCharacters']} characters"
+            if out["content"].startswith("["):
+                result += ", " + out["content"].split("]", 1)[0] + "]"
+            if out["totalCharacters"] > tool.handler.options.document_characters:
+                result += ", cut at max_document_characters"
         except ToolError as err:
             result = f"error: {err}"
         seconds = time.monotonic() - started
