@@ -230,6 +230,27 @@ def test_options_out_of_range_are_refused(field, value):
     assert field in form.errors
 
 
+@pytest.mark.parametrize("value, stored", [
+    ("http://SearXNG:8080/", "http://searxng:8080"),
+    ("https://search.%65xample.com/searx/", "https://search.example.com/searx"),
+])
+def test_a_base_url_is_stored_as_the_client_will_read_it(value, stored):
+    assert options(engine="searxng", api_key="", base_url=value)["base_url"] == stored
+
+
+@pytest.mark.parametrize("value, reason", [
+    ("http://searx.example.org\\@10.0.0.5/", "backslash"),
+    ("http://admin:s3cret@searxng:8080", "user name or password"),
+    ("http://searxng:99999", "outside 1-65535"),
+    ("http://searxng:8080/?format=json", "without a query"),
+])
+def test_a_base_url_that_cannot_be_read_unambiguously_is_refused_saying_why(value, reason):
+    plugin = WebSearchPlugin()
+    form = plugin.options_form(data={**plugin.default_options(), "engine": "searxng", "base_url": value})
+    assert not form.is_valid()
+    assert reason in " ".join(form.errors["base_url"])
+
+
 def test_options_accept_an_internal_searxng_address_and_normalize_lists():
     opts = options(
         engine="searxng",

@@ -5,12 +5,12 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any
-from urllib.parse import urlsplit
 
 from django import forms
 from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
+from webtools.net import InvalidURL, read_url
 from webtools.runtime import CommaListField, SecretField
 from webtools.runtime.domains import DomainListField
 
@@ -30,19 +30,15 @@ class BaseURLField(forms.CharField):
         if not value:
             return ""
         try:
-            parts = urlsplit(value)
-            parts.port  # noqa: B018 (raises ValueError for a bad port)
-        except ValueError as err:
-            raise forms.ValidationError(_("Enter a valid URL."), code="invalid") from err
-        if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+            url = read_url(value)  # the reading the client will connect with (webtools.net.urls)
+        except InvalidURL as err:
             raise forms.ValidationError(
-                _("Enter an http or https URL, such as https://search.example.com."), code="invalid"
-            )
-        if parts.username or parts.password or parts.query or parts.fragment:
-            raise forms.ValidationError(
-                _("Enter the URL without credentials, query or fragment."), code="invalid"
-            )
-        return value.rstrip("/")
+                _("Enter an http or https URL, such as https://search.example.com. %(reason)s"),
+                code="invalid", params={"reason": str(err)},
+            ) from err
+        if "?" in value or "#" in value:
+            raise forms.ValidationError(_("Enter the URL without a query or fragment."), code="invalid")
+        return str(url).rstrip("/")
 
 
 def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:

@@ -8,10 +8,12 @@ CAPTCHA or "anomaly" page), never an empty result.
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import parse_qs
 
 import lxml.html
 from lxml import etree
+
+from webtools.net import InvalidURL, read_url
 
 from .base import FRESHNESS, SAFE_SEARCH, Engine, Request, ResponseError, Search, SearchResult
 
@@ -27,6 +29,9 @@ _RESULTS_CONTAINER = f"//*[@id='links' or {_has_class('results')}]"
 _RESULT = f".//div[{_has_class('result')}]"
 _TITLE = f".//a[{_has_class('result__a')}]"
 _SNIPPET = f".//*[{_has_class('result__snippet')}]"
+
+
+_BASE = read_url("https://duckduckgo.com/")
 
 
 class DuckDuckGoEngine(Engine):
@@ -79,14 +84,16 @@ class DuckDuckGoEngine(Engine):
 
     @staticmethod
     def _unwrap(href: str) -> str | None:
-        """The target of a result link; None for an ad."""
-        url = urljoin("https://duckduckgo.com/", href.strip())
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower()
-        if host == "duckduckgo.com" or host.endswith(".duckduckgo.com"):
-            if parts.path == "/y.js":
+        """The target of a result link (its canonical form, ``read_url``); None for an ad. A link that
+        cannot be read is kept as it is: the shared cleaning drops it."""
+        try:
+            url = read_url(href, base=_BASE)
+        except InvalidURL:
+            return href.strip()
+        if url.host == "duckduckgo.com" or url.host.endswith(".duckduckgo.com"):
+            if url.path == "/y.js":
                 return None
-            if parts.path == "/l/":
-                target = parse_qs(parts.query).get("uddg")
+            if url.path == "/l/":
+                target = parse_qs(url.target.partition("?")[2]).get("uddg")
                 return target[0] if target else None
-        return url
+        return str(url)
