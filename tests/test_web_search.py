@@ -617,6 +617,7 @@ def test_results_are_clean_cut_and_cited(server, plain):
         "url": "https://www.djangoproject.com/",
         "snippet": "The web framework for perfectionists with deadlines.",
         "published": "2024-05-01T00:00:00Z",
+        "page_age": "May 1, 2024",
     }
     assert len(results[2]["snippet"]) == 500
     assert [(c.url, c.title) for c in cited] == [(r["url"], r["title"]) for r in results]

@@ -30,7 +30,18 @@ from webtools.runtime import Plugin, PluginSetup, Tool, ToolContext, domains
 
 from . import search as shared
 from .engines import ENGINES
-from .engines.base import ALLOWED_DOMAINS, BLOCKED_DOMAINS, FRESHNESS, Engine, Search
+from .engines.base import (
+    ALLOWED_DOMAINS,
+    BLOCKED_DOMAINS,
+    COUNTRY,
+    FRESHNESS,
+    LANGUAGE,
+    LOCATION,
+    SAFE_SEARCH,
+    Engine,
+    Location,
+    Search,
+)
 from .forms import DEFAULT, build_options_form, build_user_settings_form, missing_fields, show_when
 
 logger = logging.getLogger("webtools.web_search")
@@ -38,7 +49,13 @@ logger = logging.getLogger("webtools.web_search")
 TOOL_NAME = "web_search"
 DESCRIPTION = "Search the web. Returns a title, URL, and snippet for each result."
 FRESHNESS_VALUES = ("day", "week", "month", "year")
+#: Safe search levels from the least to the most strict: a call may ask for a stricter level than the
+#: operator's, never a looser one.
+SAFE_SEARCH_LEVELS = ("off", "moderate", "strict")
 MAX_QUERY = 400
+MAX_PLACE = 100
+_COUNTRY = re.compile(r"[A-Za-z]{2}\Z")
+_LANGUAGE = re.compile(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\Z")
 
 NOT_SET_UP = "Web search is not set up yet: the operator has to choose a search engine first."
 NEEDS_OWN_ENGINE = "Add your own search engine in the web search settings to search the web."
@@ -163,6 +180,30 @@ class WebSearchPlugin(Plugin):
                     "maximum": max_results,
                     "description": f"How many results to return, at most {max_results}.",
                 },
+                "user_location": {
+                    "type": "object",
+                    "description": "Where the user is, roughly, for local results.",
+                    "properties": {
+                        "type": {"type": "string", "enum": ["approximate"]},
+                        "country": {"type": "string", "pattern": "^[A-Za-z]{2}$",
+                                    "description": "Two-letter country code, such as US or DE."},
+                        "region": {"type": "string", "maxLength": MAX_PLACE, "description": "Such as California."},
+                        "city": {"type": "string", "maxLength": MAX_PLACE, "description": "Such as San Francisco."},
+                        "timezone": {"type": "string", "maxLength": 64,
+                                     "description": "IANA time zone, such as America/Los_Angeles."},
+                    },
+                    "additionalProperties": False,
+                },
+                "language": {
+                    "type": "string",
+                    "maxLength": 20,
+                    "description": "Language of the results: an ISO 639-1 code such as en or de.",
+                },
+                "safesearch": {
+                    "type": "string",
+                    "enum": list(SAFE_SEARCH_LEVELS),
+                    "description": "Filter adult content; may be stricter than the operator's level, never looser.",
+                },
             },
             "required": ["query"],
             "additionalProperties": False,
@@ -191,6 +232,9 @@ class WebSearchPlugin(Plugin):
         )
         limit = shared_max(options)
         count = min(int(input.get("max_results") or limit), limit)
+        location, country = _location(input.get("user_location"))
+        language = _language(input.get("language"))
+        safe_search = _safe_search(options.get("safe_search") or "moderate", input.get("safesearch"))
 
         choice = self.resolve(options, ctx)
         engine = choice.engine
@@ -208,8 +252,10 @@ class WebSearchPlugin(Plugin):
             api_key=choice.api_key,
             base_url=choice.base_url,
             freshness=freshness,
-            safe_search=options.get("safe_search") or "moderate",
-            country=options.get("country") or "",
+            safe_search=safe_search,
+            country=country or options.get("country") or "",
+            language=language,
+            location=location,
             allowed_domains=allowed,
             blocked_domains=blocked,
             extra=choice.extra,
@@ -231,6 +277,12 @@ class WebSearchPlugin(Plugin):
                 f"{engine.name} cannot limit results by date, so freshness was not applied; "
                 "check the published dates."
             )
+        ignored = [name for name, asked, parameter in (
+            ("language", language, LANGUAGE), ("user_location", bool(location), LOCATION),
+            ("user_location.country", country, COUNTRY), ("safesearch", input.get("safesearch"), SAFE_SEARCH),
+        ) if asked and parameter not in engine.supports]
+        if ignored:
+            notes.append(f"{engine.name} does not take {', '.join(ignored)}, so the results are not adjusted to it.")
         if filtered and post_filtered:
             notes.append(
                 f"{engine.name} does not filter by domain, so {filtered} results from other domains "
@@ -304,6 +356,39 @@ def _domains(value: Any, field: str) -> tuple[str, ...]:
         except ValidationError:
             raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.") from None
     return tuple(dict.fromkeys(out))
+
+
+def _location(value: Any) -> tuple[Location, str]:
+    """The call's ``user_location`` as the engines' ``Location`` and a country code in capitals."""
+    if not value:
+        return Location(), ""
+    if not isinstance(value, dict):
+        raise ToolError("user_location must be an object with country, region, city and timezone.")
+    parts = {}
+    for name in ("country", "region", "city", "timezone"):
+        text = " ".join(str(value.get(name) or "").split())[:MAX_PLACE]
+        if _SECRET_RUN.search(text):
+            raise ToolError(SECRET_QUERY)
+        parts[name] = text
+    if parts["country"] and not _COUNTRY.match(parts["country"]):
+        raise ToolError("user_location.country must be a two-letter country code such as US.")
+    return Location(parts["region"], parts["city"], parts["timezone"]), parts["country"].upper()
+
+
+def _language(value: Any) -> str:
+    """The call's ``language`` as an ISO 639 code in lower case (``de-DE`` gives ``de``), or ""."""
+    if not value:
+        return ""
+    match = _LANGUAGE.match(str(value).strip())
+    if not match:
+        raise ToolError("language must be a language code such as en or de.")
+    return match.group(1).lower()
+
+
+def _safe_search(operators: str, asked: Any) -> str:
+    """The stricter of the operator's level and the call's."""
+    levels = [level for level in (operators, asked) if level in SAFE_SEARCH_LEVELS]
+    return max(levels, key=SAFE_SEARCH_LEVELS.index) if levels else "moderate"
 
 
 def _not_set_up(input: dict, ctx: ToolContext) -> dict:

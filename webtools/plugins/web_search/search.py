@@ -179,6 +179,8 @@ def clean_results(
             "snippet": cut(clean_text(result.snippet), SNIPPET_CHARACTERS),
         }
         if result.published:
-            item["published"] = collapse(result.published)
+            item["published"] = cut(collapse(result.published), DETAIL_CHARACTERS)
+        if result.page_age:
+            item["page_age"] = cut(collapse(result.page_age), DETAIL_CHARACTERS)
         out.append(item)
     return out, filtered

@@ -17,14 +17,36 @@ from typing import Any
 
 from rest_framework import serializers
 
-#: The optional search parameters an engine may support; the plugin says in its output when the
-#: chosen engine cannot apply one (freshness), or applies it itself after the answer (domains).
+#: The optional search parameters an engine may support (``Engine.supports``); the plugin says in its
+#: output when the chosen engine cannot apply one the call asked for (freshness, language, location),
+#: or applies it itself after the answer (domains). An engine that lists a parameter passes it on in
+#: ``request`` in its API's own terms (docs/engines.md has the table):
+#:
+#: - ``SAFE_SEARCH``: ``Search.safe_search``; ``COUNTRY``: ``Search.country``;
+#: - ``LANGUAGE``: ``Search.language``, an ISO 639-1 code in lower case, "" when not asked for;
+#: - ``LOCATION``: ``Search.location`` (``region``, ``city``, ``timezone``; any may be "").
 FRESHNESS = "freshness"
 SAFE_SEARCH = "safe_search"
 COUNTRY = "country"
+LANGUAGE = "language"
+LOCATION = "location"
 ALLOWED_DOMAINS = "allowed_domains"
 BLOCKED_DOMAINS = "blocked_domains"
-PARAMETERS = (FRESHNESS, SAFE_SEARCH, COUNTRY, ALLOWED_DOMAINS, BLOCKED_DOMAINS)
+PARAMETERS = (FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE, LOCATION, ALLOWED_DOMAINS, BLOCKED_DOMAINS)
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where the user is, roughly, as the call gave it (the country travels in ``Search.country``):
+    ``region`` and ``city`` as names (such as "Bavaria", "Munich"), ``timezone`` an IANA name (such as
+    "Europe/Berlin"). Each may be ""."""
+
+    region: str = ""
+    city: str = ""
+    timezone: str = ""
+
+    def __bool__(self) -> bool:
+        return bool(self.region or self.city or self.timezone)
 
 
 @dataclass(frozen=True)
@@ -34,8 +56,10 @@ class Search:
     ``endpoint`` is the engine's public endpoint, or the operator's replacement from
     ``WEBTOOLS["ENGINE_URLS"]``; engines that need a base URL build theirs from ``base_url``.
     ``freshness`` is ``day``, ``week``, ``month`` or ``year``; ``safe_search`` is ``off``,
-    ``moderate`` or ``strict``; ``country`` an ISO 3166 alpha-2 code in capitals. ``extra`` holds the
-    engine's own options (``Engine.extra_fields``), such as Google's ``cx``.
+    ``moderate`` or ``strict``; ``country`` an ISO 3166 alpha-2 code in capitals (the call's
+    ``user_location.country``, else the operator's). ``language`` and ``location`` are the call's
+    (see ``PARAMETERS``). ``extra`` holds the engine's own options (``Engine.extra_fields``), such as
+    Google's ``cx``.
     """
 
     query: str
@@ -46,6 +70,8 @@ class Search:
     freshness: str | None = None
     safe_search: str = "moderate"
     country: str = ""
+    language: str = ""
+    location: Location = field(default_factory=Location)
     allowed_domains: tuple[str, ...] = ()
     blocked_domains: tuple[str, ...] = ()
     extra: Mapping[str, str] = field(default_factory=dict)
@@ -66,12 +92,18 @@ class Request:
 
 @dataclass(frozen=True)
 class SearchResult:
-    """One result as the engine gave it; the shared code cleans it."""
+    """One result as the engine gave it; the shared code cleans it.
+
+    ``published`` is the page's date as the engine gives it (ISO 8601 where the API has it so);
+    ``page_age`` the engine's own words for how old the page is, when it has them separately (Brave's
+    ``age``: "2 days ago", "May 1, 2024"). Both are passed on to the model when present.
+    """
 
     title: str
     url: str
     snippet: str = ""
     published: str | None = None
+    page_age: str | None = None
 
 
 @dataclass(frozen=True)

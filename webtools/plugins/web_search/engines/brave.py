@@ -9,6 +9,8 @@ from rest_framework import serializers
 from .base import (
     COUNTRY,
     FRESHNESS,
+    LANGUAGE,
+    LOCATION,
     SAFE_SEARCH,
     Engine,
     OptionalText,
@@ -44,7 +46,7 @@ class BraveEngine(Engine):
     needs_key = True
     endpoint = "https://api.search.brave.com/res/v1/web/search"
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf", "intitle:word")
-    supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY})
+    supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE, LOCATION})
     max_count = 20
 
     def request(self, search: Search) -> Request:
@@ -53,18 +55,23 @@ class BraveEngine(Engine):
             params["freshness"] = _FRESHNESS[search.freshness]
         if search.country:
             params["country"] = search.country
-        return Request(
-            "GET",
-            search.endpoint,
-            headers={"Accept": "application/json", "X-Subscription-Token": search.api_key},
-            params=params,
-        )
+        if search.language:
+            params["search_lang"] = search.language
+        headers = {"Accept": "application/json", "X-Subscription-Token": search.api_key}
+        # The client's location goes in headers (request-headers docs); a header holds ASCII only.
+        for name, value in (("X-Loc-City", search.location.city), ("X-Loc-State-Name", search.location.region),
+                            ("X-Loc-Timezone", search.location.timezone),
+                            ("X-Loc-Country", search.country if search.location else "")):
+            if value and value.isascii():
+                headers[name] = value
+        return Request("GET", search.endpoint, headers=headers, params=params)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))
         web = data.get("web") or {"results": []}
         return [
-            SearchResult(r["title"], r["url"], r["description"] or "", r["page_age"] or r["age"])
+            SearchResult(r["title"], r["url"], r["description"] or "", r["page_age"] or r["age"],
+                         r["age"] if r["page_age"] else None)
             for r in web["results"]
         ]
 

@@ -13,6 +13,7 @@ from rest_framework import serializers
 from .base import (
     COUNTRY,
     FRESHNESS,
+    LOCATION,
     Engine,
     OptionalText,
     Request,
@@ -51,7 +52,7 @@ class FirecrawlEngine(Engine):
     needs_key = True
     endpoint = "https://api.firecrawl.dev/v2/search"
     operators = ("site:example.com", '"exact phrase"', "-term")
-    supports = frozenset({FRESHNESS, COUNTRY})
+    supports = frozenset({FRESHNESS, COUNTRY, LOCATION})
     max_count = 20
 
     def request(self, search: Search) -> Request:
@@ -60,6 +61,9 @@ class FirecrawlEngine(Engine):
             body["tbs"] = _TBS[search.freshness]
         if search.country:
             body["country"] = search.country
+        place = ",".join(part for part in (search.location.city, search.location.region) if part)
+        if place:
+            body["location"] = place  # geo-targeting, "San Francisco,California"
         return Request(
             "POST",
             search.endpoint,

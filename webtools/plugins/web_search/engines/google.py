@@ -15,6 +15,7 @@ from rest_framework import serializers
 from .base import (
     COUNTRY,
     FRESHNESS,
+    LANGUAGE,
     SAFE_SEARCH,
     Engine,
     ExtraField,
@@ -47,7 +48,7 @@ class GoogleEngine(Engine):
     needs_key = True
     endpoint = "https://www.googleapis.com/customsearch/v1"
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf", "intitle:word", "OR")
-    supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY})
+    supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE})
     max_count = 10
     extra_fields = {
         "cx": ExtraField(
@@ -67,6 +68,8 @@ class GoogleEngine(Engine):
             params["dateRestrict"] = _DATE_RESTRICT[search.freshness]
         if search.country:
             params["gl"] = search.country.lower()
+        if search.language:
+            params["lr"] = f"lang_{search.language}"
         return Request(
             "GET",
             search.endpoint,

@@ -9,7 +9,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from .base import FRESHNESS, SAFE_SEARCH, Engine, OptionalText, Request, Search, SearchResult, Text
+from .base import FRESHNESS, LANGUAGE, SAFE_SEARCH, Engine, OptionalText, Request, Search, SearchResult, Text
 
 _SAFE_SEARCH = {"off": 0, "moderate": 1, "strict": 2}
 
@@ -30,7 +30,7 @@ class SearxngEngine(Engine):
     name = "SearXNG"
     needs_base_url = True
     operators = ("site:example.com", '"exact phrase"')
-    supports = frozenset({FRESHNESS, SAFE_SEARCH})
+    supports = frozenset({FRESHNESS, SAFE_SEARCH, LANGUAGE})
     # SearXNG has no count parameter: it answers one page (about 20 results), cut by the shared code.
     max_count = 20
 
@@ -42,6 +42,8 @@ class SearxngEngine(Engine):
         }
         if search.freshness:
             params["time_range"] = search.freshness
+        if search.language:
+            params["language"] = search.language
         return Request(
             "GET",
             search.base_url.rstrip("/") + "/search",
