@@ -222,6 +222,45 @@ class _Guard:
         except (OSError, UnicodeError) as err:
             raise ConnectionFailed(f"The host {host} could not be found.") from err
 
+    def dial(self, host: str, port: int, deadline: _Deadline | None = None, *, timeout: Any = None,
+             socket_options: Iterable[tuple] | None = None) -> socket.socket:
+        """A TCP socket connected to one of the checked addresses of ``host``, its peer checked.
+
+        What urllib3's connections use instead of ``create_connection`` (which would resolve again),
+        and what the guarding proxy dials for a browser's CONNECT.
+        """
+        last_error: OSError | None = None
+        for address in self.addresses(host, port, deadline):
+            left = timeout
+            if deadline is not None:
+                remaining = deadline.check()
+                left = remaining if not isinstance(timeout, (int, float)) else min(timeout, remaining)
+            family = socket.AF_INET if address.version == 4 else socket.AF_INET6
+            sock = socket.socket(family, socket.SOCK_STREAM)
+            try:
+                for option in socket_options or ():
+                    sock.setsockopt(*option)
+                if isinstance(left, (int, float)):
+                    sock.settimeout(left)
+                sock.connect(_sockaddr(address, port))
+            except TimeoutError as err:
+                sock.close()
+                if deadline is not None and deadline.expired():
+                    raise deadline.timeout_error() from err
+                last_error = err
+                continue
+            except OSError as err:
+                sock.close()
+                last_error = err
+                continue
+            try:
+                self.check_peer(sock)
+            except BaseException:
+                sock.close()
+                raise
+            return sock
+        raise ConnectionFailed(f"Could not connect to {_host_port(host.strip('[]'), port)}.") from last_error
+
     def check_peer(self, sock: socket.socket) -> None:
         """The last word: the address this socket is actually connected to."""
         if self.policy is None:
@@ -266,40 +305,12 @@ class _GuardedConnectionMixin:
         super().__init__(*args, **kwargs)
 
     def _new_conn(self) -> socket.socket:
-        deadline = _current_deadline()
-        host, port = self._dns_host, self.port  # type: ignore[attr-defined]
-        last_error: OSError | None = None
-        for address in self._guard.addresses(host, port, deadline):
-            timeout = self.timeout  # type: ignore[attr-defined]
-            if deadline is not None:
-                left = deadline.check()
-                timeout = left if not isinstance(timeout, (int, float)) else min(timeout, left)
-            family = socket.AF_INET if address.version == 4 else socket.AF_INET6
-            sock = socket.socket(family, socket.SOCK_STREAM)
-            try:
-                for option in self.socket_options or ():  # type: ignore[attr-defined]
-                    sock.setsockopt(*option)
-                if isinstance(timeout, (int, float)):
-                    sock.settimeout(timeout)
-                sock.connect(_sockaddr(address, port))
-            except TimeoutError as err:
-                sock.close()
-                if deadline is not None and deadline.expired():
-                    raise deadline.timeout_error() from err
-                last_error = err
-                continue
-            except OSError as err:
-                sock.close()
-                last_error = err
-                continue
-            try:
-                self._guard.check_peer(sock)
-            except BaseException:
-                sock.close()
-                raise
-            sys.audit("http.client.connect", self, self.host, self.port)  # type: ignore[attr-defined]
-            return sock
-        raise ConnectionFailed(f"Could not connect to {_host_port(host.strip('[]'), port)}.") from last_error
+        sock = self._guard.dial(
+            self._dns_host, self.port, _current_deadline(),  # type: ignore[attr-defined]
+            timeout=self.timeout, socket_options=self.socket_options,  # type: ignore[attr-defined]
+        )
+        sys.audit("http.client.connect", self, self.host, self.port)  # type: ignore[attr-defined]
+        return sock
 
     def request(self, *args: Any, **kwargs: Any) -> None:
         if self.sock is not None:  # type: ignore[attr-defined]
@@ -561,6 +572,16 @@ class HttpClient:
             session.headers["User-Agent"] = user_agent
         self._session = session
 
+    @property
+    def resolver(self) -> Resolver:
+        """What this client resolves host names with (``system_resolver`` unless a test gave one)."""
+        return self._guard.resolver
+
+    def clone(self) -> HttpClient:
+        """A new client with this one's policy, resolver and CA bundle, and its own connections."""
+        return HttpClient(policy=self.policy, resolver=self.resolver,
+                          ca_certs=self._verify if isinstance(self._verify, str) else None)
+
     def __repr__(self) -> str:
         return f"<HttpClient {'guarded' if self.policy is not None else 'plain'}>"
 
@@ -603,6 +624,19 @@ class HttpClient:
                 f"{response.canonical.display()} redirects to {shown}; redirects are not followed here."
             )
         return response
+
+    def connect(self, host: str, port: int, *, timeout: float = 20.0,
+                cancel: CancelSignal | None = None) -> socket.socket:
+        """A raw TCP socket to ``host``: resolved once, every address checked, the peer checked.
+
+        For the guarding proxy's CONNECT tunnels, whose bytes (TLS) it relays but cannot read.
+        """
+        deadline = _Deadline(timeout, cancel)
+        deadline.url = f"https://{_host_port(host, port)}/"
+        try:
+            return self._guard.dial(host, port, deadline, timeout=timeout)
+        except AddressNotAllowed as err:
+            raise err.for_url(deadline.url) from err
 
     def request(self, method: str, url: str, *, max_bytes: int, on_too_large: str = "error",
                 **kwargs: Any) -> Response:

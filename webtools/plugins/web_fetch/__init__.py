@@ -90,6 +90,29 @@ class WebFetchOptionsForm(forms.Form):
         help_text=_("Images are described by their alt text; this adds their URLs as well."),
     )
 
+    render_javascript = forms.ChoiceField(
+        required=False, initial="never", label=_("Render JavaScript"),
+        choices=[("never", _("Never")), ("auto", _("When a page needs it")), ("always", _("Always"))],
+        help_text=_("Pages built by scripts are empty without a browser. 'When a page needs it' renders a "
+                    "page in a headless Chromium only when its static text is too short and it shows the "
+                    "marks of a script-built page. Needs Chromium and Playwright (webtools[render])."),
+    )
+    render_isolation = forms.ChoiceField(
+        required=False, initial="netns", label=_("Browser isolation"),
+        choices=[("netns", _("Network namespace and proxy (recommended)")),
+                 ("flags", _("Browser flags and proxy only"))],
+        help_text=_("The network namespace leaves the browser no way out but the guarding proxy; it needs "
+                    "Linux and root. Flags only is for hosts without namespaces: one wall instead of two."),
+    )
+    render_max_concurrent = forms.IntegerField(
+        required=False, initial=2, min_value=1, max_value=16, label=_("Concurrent renders"),
+        help_text=_("Pages rendered at once by this server process; more wait their turn."),
+    )
+    render_memory_mb = forms.IntegerField(
+        required=False, initial=1024, min_value=256, max_value=16_384, label=_("Browser memory cap (MiB)"),
+        help_text=_("When the browser's processes grow past this, it is restarted between renders."),
+    )
+
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
         # A field left empty takes its default: web fetch works with no saved options at all.
@@ -105,6 +128,10 @@ class WebFetchPlugin(Plugin):
     id = "web_fetch"
     name = _("Web fetch")
     options_form = WebFetchOptionsForm
+    show_when = {
+        name: ("render_javascript", ("auto", "always"))
+        for name in ("render_isolation", "render_max_concurrent", "render_memory_mb")
+    }
 
     def setup(self, setup: PluginSetup) -> None:
         options = {**self.default_options(), **dict(setup.options)}

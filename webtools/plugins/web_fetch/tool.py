@@ -1,6 +1,7 @@
 """The ``web_fetch`` tool: download a page or a file the model chose and return its text in parts."""
 from __future__ import annotations
 
+import dataclasses
 import logging
 import posixpath
 import re
@@ -91,6 +92,10 @@ class FetchOptions:
     @property
     def document_characters(self) -> int:
         return self.max_document_characters or DOCUMENT_PARTS * self.max_characters
+    render_javascript: str = "never"
+    render_isolation: str = "netns"
+    render_max_concurrent: int = 2
+    render_memory_mb: int = 1024
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -109,6 +114,7 @@ class Page:
     url: str
     title: str | None
     text: str
+    rendered: bool = False
 
 
 def page_kind(mime: str) -> str | None:
@@ -179,6 +185,8 @@ class WebFetch:
         if offset + len(part) < total:
             output["nextOffset"] = offset + len(part)
         output["totalCharacters"] = total
+        if self.options.render_javascript != "never":
+            output["rendered"] = page.rendered
         ctx.cite(page.url, page.title)
         return output
 
@@ -225,7 +233,10 @@ class WebFetch:
         # Read with the connection closed: reading runs in a worker under what is left of the deadline.
         if kind is None:
             return self._file(data, final, name, mime, ctx, deadline)
-        return self._page(data, kind, charset, final, deadline)
+        page = self._page(data, kind, charset, final, deadline)
+        if options.render_javascript != "never" and (kind == "html" or (kind == "sniff" and _sniff(data) == "html")):
+            page = self._render(page, decode(data, charset, html=True), ctx, deadline)
+        return page
 
     def check_hop(self, url: URL, ctx: ToolContext) -> None:
         """Every hop, before connecting, on the URL the client will connect to: the operator's domain
@@ -269,6 +280,49 @@ class WebFetch:
         except NetError:
             return robots.DISALLOW_ALL
         return robots.RobotsRules.parse(decode(data, response.charset), token)
+
+    # -- rendering ----------------------------------------------------------------------------------
+
+    def _render(self, page: Page, html: str, ctx: ToolContext, deadline: Deadline) -> Page:
+        """The page rendered by the browser when the options ask for it (``always``), or when the static
+        reading found too little on a page that shows the marks of a script-built one (``auto``)."""
+        from . import render
+
+        options = self.options
+        if options.render_javascript == "auto" and not render.needs_javascript(html, page.text):
+            return page
+        timeout = deadline.remaining()
+        if timeout is not None:
+            timeout -= min(3.0, timeout / 4)  # what the rendered page's extraction keeps for itself
+        if timeout is not None and timeout < 1:
+            if options.render_javascript == "always":
+                raise ToolError("The page took too long to render.")
+            return page
+        try:
+            renderer = render.renderer_for(
+                ctx.fetch, isolation=options.render_isolation, max_concurrent=options.render_max_concurrent,
+                memory_cap_mb=options.render_memory_mb,
+            )
+            rendered = renderer.render(
+                page.url, timeout=timeout or options.timeout_seconds, user_agent=ctx.user_agent,
+                check_navigation=lambda url: self.check_hop(url, ctx), cancel=ctx.signal,
+            )
+        except render.RendererUnavailable as err:
+            logger.warning("web_fetch could not render %s with JavaScript: %s", page.url, err)
+            return page
+        except render.NavigationRefused as err:
+            raise ToolError(str(err)) from err
+        except TimeoutError as err:
+            if ctx.signal.is_set():
+                raise ToolCancelled() from err
+            if options.render_javascript == "always":
+                raise ToolError("The page took too long to render.") from err
+            return page
+        shown = self._page(rendered.html.encode("utf-8"), "html", "utf-8", rendered.url, deadline)
+        if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
+            return page
+        ctx.audit(rendered=True)
+        return dataclasses.replace(shown, title=shown.title or page.title, rendered=True)
 
     # -- content ------------------------------------------------------------------------------------
 
