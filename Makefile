@@ -28,6 +28,7 @@ bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -r bench/requirements.txt
 	$(BIN)/python bench/guard_overhead.py
 	$(BIN)/python bench/extract.py
+	$(BIN)/python bench/render.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -350,3 +350,56 @@ def test_the_warm_pool_stays_under_its_memory_cap(renderer, server):
     for _ in range(3):
         renderer.render(server.url("/app"), timeout=10)
     assert 0 < renderer.memory_bytes() < renderer.memory_cap
+
+
+# -- the operator's side ---------------------------------------------------------------------------
+
+
+@pytest.fixture
+def fetch_plugin(use_plugins):
+    from webtools.plugins.web_fetch import WebFetchPlugin
+
+    return use_plugins(WebFetchPlugin())
+
+
+@pytest.mark.django_db
+def test_system_check_warns_when_rendering_needs_namespaces_the_host_lacks(fetch_plugin, monkeypatch):
+    from webtools import checks
+    from webtools.models import PluginOptions
+
+    PluginOptions.objects.create(plugin="web_fetch", values={"render_javascript": "auto"})
+    monkeypatch.setattr(render, "namespaces_available", lambda: False)
+    warnings = checks.check_plugin_environment(databases=["default"])
+    assert [w.id for w in warnings] == ["webtools.W015"]
+    assert "flags-only" in warnings[0].msg
+    PluginOptions.objects.filter(plugin="web_fetch").update(
+        values={"render_javascript": "auto", "render_isolation": "flags"})
+    assert checks.check_plugin_environment(databases=["default"]) == []
+
+
+def test_the_renderer_refuses_to_start_without_namespaces_unless_flags_only_is_chosen(client, monkeypatch):
+    monkeypatch.setattr(render, "namespaces_available", lambda: False)
+    with pytest.raises(render.RendererUnavailable, match="flags-only"):
+        render.Renderer(client.clone(), mode="netns")
+
+
+@pytest.mark.django_db
+def test_the_admin_test_page_shows_a_rendered_fetch(renderer, fetch_plugin, server, settings, client):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+
+    from webtools.models import PluginOptions
+
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "ALLOW_PRIVATE_NETWORKS": True}
+    server.route("/app", Reply(200, {"Content-Type": "text/html"}, SCRIPT_BUILT))
+    row = PluginOptions.objects.create(plugin="web_fetch", values={
+        "render_javascript": "always", "render_isolation": renderer.mode, "respect_robots_txt": False,
+        "only_conversation_urls": False,
+    })
+    admin = Client()
+    admin.force_login(get_user_model().objects.create_superuser("root", password="pw-root-123"))
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    page = admin.post(url, {"tool": "web_fetch", "input": f'{{"url": "{server.url("/app")}"}}'}).content.decode()
+    assert "spring tides of this month reach five metres" in page
+    assert "&quot;rendered&quot;: true" in page or '"rendered": true' in page

@@ -73,6 +73,32 @@ def check_plugin_options(app_configs=None, databases=None, **kwargs):
     return errors
 
 
+@register(Tags.database)
+def check_plugin_environment(app_configs=None, databases=None, **kwargs):
+    """Saved options that this host cannot honour (for example rendering without a browser)."""
+    if not databases:
+        return []
+    from .host import get_plugins, load_options
+    from .models import PluginOptions
+
+    try:
+        rows = {row.plugin: row for row in PluginOptions.objects.all()}
+    except DatabaseError:
+        return []
+    warnings = []
+    for plugin_id, plugin in get_plugins().items():
+        row = rows.get(plugin_id)
+        if row is None or plugin.options_form is None:
+            continue
+        loaded = load_options(plugin, row)
+        if not loaded.saved or loaded.errors:
+            continue
+        for problem in plugin.check(loaded.values):
+            warnings.append(Warning(problem, obj=plugin_id, id="webtools.W015",
+                                    hint="Change the option in the admin (Web tools › Plugin options)."))
+    return warnings
+
+
 @register()
 def check_registry(app_configs=None, databases=None, **kwargs):
     if not databases:

@@ -625,18 +625,17 @@ class HttpClient:
             )
         return response
 
-    def connect(self, host: str, port: int, *, timeout: float = 20.0,
-                cancel: CancelSignal | None = None) -> socket.socket:
-        """A raw TCP socket to ``host``: resolved once, every address checked, the peer checked.
-
-        For the guarding proxy's CONNECT tunnels, whose bytes (TLS) it relays but cannot read.
+    def connect(self, url: str | URL, *, timeout: float = 20.0, cancel: CancelSignal | None = None) -> socket.socket:
+        """A raw TCP socket to ``url``'s host and port: resolved once, every address checked, the peer
+        checked. For the guarding proxy's CONNECT tunnels, whose bytes (TLS) it relays but cannot read.
         """
+        url = read_url(url)
         deadline = _Deadline(timeout, cancel)
-        deadline.url = f"https://{_host_port(host, port)}/"
+        deadline.url = url
         try:
-            return self._guard.dial(host, port, deadline, timeout=timeout)
+            return self._guard.dial(url.host, url.port, deadline, timeout=timeout)
         except AddressNotAllowed as err:
-            raise err.for_url(deadline.url) from err
+            raise err.for_url(url) from err
 
     def request(self, method: str, url: str, *, max_bytes: int, on_too_large: str = "error",
                 **kwargs: Any) -> Response:

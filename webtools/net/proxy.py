@@ -30,7 +30,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .client import HttpClient
-from .errors import AddressNotAllowed, BodyTooLarge, FetchTimeout, InvalidURL, NetError
+from .errors import AddressNotAllowed, BodyTooLarge, FetchTimeout, InvalidURL, NetError, display_url
+from .urls import URL, read_url
 
 logger = logging.getLogger("webtools.proxy")
 
@@ -97,26 +98,18 @@ class ProxyRules:
         if len(self.events) < self.max_events:
             self.events.append(event)
         if not event.allowed:
-            logger.info("proxy refused %s %s: %s", event.method, event.target, event.reason)
+            shown = event.target
+            if "://" in shown:
+                try:
+                    shown = display_url(shown)  # no query string in logs: it may carry anything
+                except NetError:
+                    shown = "an unreadable URL"
+            logger.info("proxy refused %s %s: %s", event.method, shown, event.reason)
 
 
 def is_background_host(host: str, hosts: Iterable[str] = BACKGROUND_HOSTS) -> bool:
     host = host.lower().rstrip(".")
     return any(host == h or host.endswith("." + h) for h in hosts)
-
-
-def _split_host_port(authority: str) -> tuple[str, int]:
-    """``host:port`` or ``[v6]:port`` of a CONNECT request; refuses anything else."""
-    host, sep, port = authority.rpartition(":")
-    if not sep or not port.isdigit() or not host:
-        raise Refused(400, "CONNECT needs host:port")
-    if host.startswith("["):
-        if not host.endswith("]"):
-            raise Refused(400, "bad IPv6 literal")
-        host = host[1:-1]
-    if any(c in host for c in "/\\@ \t\r\n%") or not host.isascii():
-        raise Refused(400, "bad host")
-    return host.lower(), int(port)
 
 
 class _Handler(socketserver.BaseRequestHandler):
@@ -146,12 +139,12 @@ class _Handler(socketserver.BaseRequestHandler):
         except (OSError, NetError) as err:
             logger.debug("proxy connection ended: %s", err)
 
-    def _check(self, url: str, host: str, rules: ProxyRules) -> None:
-        if is_background_host(host, rules.background_hosts):
+    def _check(self, url: URL, rules: ProxyRules) -> None:
+        if is_background_host(url.host, rules.background_hosts):
             raise Refused(403, "browser background traffic is not allowed")
         if rules.check_url is not None:
             try:
-                rules.check_url(url)
+                rules.check_url(str(url))
             except Refused:
                 raise
             except Exception as err:  # a policy callback's refusal, whatever its type
@@ -159,13 +152,14 @@ class _Handler(socketserver.BaseRequestHandler):
 
     def _connect(self, sock: socket.socket, authority: str, rules: ProxyRules, deadline: float,
                  rest: bytes) -> None:
-        host, port = _split_host_port(authority)
-        if port not in rules.connect_ports:
-            raise Refused(403, f"CONNECT to port {port} is not allowed")
-        scheme = "https" if port == 443 else "http"
-        self._check(f"{scheme}://{authority}/", host, rules)
+        url = _read(f"https://{authority}/")
+        if url.target != "/":
+            raise Refused(400, "CONNECT needs host:port")
+        if url.port not in rules.connect_ports:
+            raise Refused(403, f"CONNECT to port {url.port} is not allowed")
+        self._check(url, rules)
         try:
-            upstream = self.server.client.connect(host, port, timeout=max(0.1, deadline - time.monotonic()))
+            upstream = self.server.client.connect(url, timeout=max(0.1, deadline - time.monotonic()))
         except AddressNotAllowed as err:
             raise Refused(403, str(err)) from err
         except NetError as err:
@@ -184,18 +178,13 @@ class _Handler(socketserver.BaseRequestHandler):
             raise Refused(400, "only absolute http:// requests and CONNECT are served")
         if any(name.lower() == "upgrade" for name, _ in headers):
             raise Refused(403, "protocol upgrades (WebSocket) are only allowed through CONNECT")
-        from urllib3.util import parse_url
-
-        try:
-            host = (parse_url(url).host or "").strip("[]")
-        except Exception as err:
-            raise Refused(400, "the URL cannot be parsed") from err
-        self._check(url, host, rules)
+        canonical = _read(url)
+        self._check(canonical, rules)
         body = _read_body(sock, headers, rest)
         forwarded = {name: value for name, value in headers if name.lower() not in _HOP_BY_HOP}
         try:
             response = self.server.client.open(
-                method, url, headers=forwarded, data=body or None, timeout=rules.timeout, redirects="return",
+                method, str(canonical), headers=forwarded, data=body or None, timeout=rules.timeout, redirects="return",
             )
         except (AddressNotAllowed, InvalidURL) as err:
             raise Refused(403, str(err)) from err
@@ -208,13 +197,21 @@ class _Handler(socketserver.BaseRequestHandler):
                 data = b"" if method == "HEAD" else response.read(rules.max_bytes, on_too_large="error")
             except BodyTooLarge as err:
                 raise Refused(502, str(err)) from err
-            rules.record(ProxyEvent(method, url, True))
+            rules.record(ProxyEvent(method, str(canonical), True))
             lines = [f"HTTP/1.1 {response.status_code} {_reason(response.status_code)}"]
             for name, value in response.headers.items():
                 if name.lower() not in _RESPONSE_DROPPED:
                     lines.append(f"{name}: {value}")
             lines += [f"Content-Length: {len(data)}", "Connection: close", "", ""]
             sock.sendall("\r\n".join(lines).encode("latin-1", "replace") + data)
+
+
+def _read(url: str) -> URL:
+    """The one reading of a URL (``webtools.net.urls``), its refusals as a 400."""
+    try:
+        return read_url(url)
+    except InvalidURL as err:
+        raise Refused(400, str(err)) from err
 
 
 def _reason(status: int) -> str:

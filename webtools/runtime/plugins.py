@@ -132,6 +132,11 @@ class Plugin:
         are then the form's initial values and the plugin should register tools that explain this.
         """
 
+    def check(self, options: Mapping[str, Any]) -> list[str]:
+        """Problems with these saved options on this host (a program or a kernel feature they need is
+        missing): the system check ``webtools.W015`` shows each one to the operator."""
+        return []
+
     def test_input(self, tool_name: str) -> dict[str, Any] | None:
         """An input that exercises ``tool_name`` against the real service, for the admin's "Test"
         page and ``manage.py webtools check``; None when the tool has no harmless test call."""

@@ -133,6 +133,13 @@ class WebFetchPlugin(Plugin):
         for name in ("render_isolation", "render_max_concurrent", "render_memory_mb")
     }
 
+    def check(self, options) -> list[str]:
+        if options.get("render_javascript", "never") == "never":
+            return []
+        from . import render
+
+        return render.problems(options.get("render_isolation", "netns"))
+
     def setup(self, setup: PluginSetup) -> None:
         options = {**self.default_options(), **dict(setup.options)}
         setup.register_tool(Tool(

@@ -90,6 +90,24 @@ def namespaces_available() -> bool:
     return os.geteuid() == 0 and shutil.which("unshare") is not None and sys.platform.startswith("linux")
 
 
+def problems(isolation: str, executable: str = DEFAULT_EXECUTABLE) -> list[str]:
+    """Why the renderer could not start here with this isolation; empty when it can."""
+    found = []
+    if not os.access(executable, os.X_OK):
+        found.append(f"JavaScript rendering is on, but there is no browser at {executable} "
+                     "(apt-get install chromium). Pages are read without rendering.")
+    try:
+        import playwright  # noqa: F401
+    except ImportError:
+        found.append("JavaScript rendering is on, but Playwright is not installed "
+                     "(pip install 'webtools[render]').")
+    if isolation == "netns" and not namespaces_available():
+        found.append("JavaScript rendering is on with network-namespace isolation, which this host does not "
+                     "allow (it needs root on Linux and unshare). The renderer refuses to start; choose the "
+                     "flags-only isolation explicitly to render with one wall instead of two.")
+    return found
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

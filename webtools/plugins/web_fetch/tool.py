@@ -305,7 +305,7 @@ class WebFetch:
             )
             rendered = renderer.render(
                 page.url, timeout=timeout or options.timeout_seconds, user_agent=ctx.user_agent,
-                check_navigation=lambda url: self.check_hop(url, ctx), cancel=ctx.signal,
+                check_navigation=lambda url: self.check_hop(read_url(url), ctx), cancel=ctx.signal,
             )
         except render.RendererUnavailable as err:
             logger.warning("web_fetch could not render %s with JavaScript: %s", page.url, err)
