@@ -67,7 +67,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
-    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "webtools",
 ]
 
@@ -129,12 +129,6 @@ REST_FRAMEWORK = {
         "rest_framework.authentication.TokenAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
-}
-SPECTACULAR_SETTINGS = {
-    "TITLE": "webtools settings API",
-    "DESCRIPTION": "Per-user tool switches and plugin settings of the webtools app.",
-    "VERSION": "1",
 }
 
 WEBTOOLS = {

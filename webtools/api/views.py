@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.http import Http404
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
@@ -15,6 +16,18 @@ from ..host import build_registry, get_plugin, get_plugins, validate_settings
 from ..models import UserPluginSettings, UserToolSetting
 from ..runtime import secret_fields
 from .serializers import PluginSettingsSerializer, ToolSwitchSerializer
+
+
+def operation(**kwargs):
+    """``extend_schema`` built on drf-spectacular's ``AutoSchema`` whatever the host's
+    ``DEFAULT_SCHEMA_CLASS`` is (``extend_schema`` starts from a schema set on the method, else from that
+    setting)."""
+
+    def decorator(method):
+        method.schema = AutoSchema
+        return extend_schema(**kwargs)(method)
+
+    return decorator
 
 
 def _stored(user, plugin_id: str) -> UserPluginSettings | None:
@@ -77,22 +90,28 @@ def plugin_entries(user, built=None) -> list[dict]:
     return entries
 
 
-class PluginSettingsListView(APIView):
-    """``GET /api/plugins/settings``."""
+class SettingsAPIView(APIView):
+    """Base of the settings API's views: a signed-in user, and webtools' own schema class, so the schema
+    does not depend on the host's ``DEFAULT_SCHEMA_CLASS``."""
 
     permission_classes = [IsAuthenticated]
+    schema = AutoSchema()
 
-    @extend_schema(responses=PluginSettingsSerializer(many=True), summary="The user's plugin settings and tools")
+
+class PluginSettingsListView(SettingsAPIView):
+    """The signed-in user's plugins: their settings, which secrets are set, a JSON Schema of the
+    settings form, and each tool with whether it is on."""
+
+    @operation(responses=PluginSettingsSerializer(many=True), summary="The user's plugin settings and tools")
     def get(self, request):
         return Response(plugin_entries(request.user))
 
 
-class ToolSwitchView(APIView):
-    """``PUT /api/plugins/<plugin>/tools/<tool>`` with ``{"enabled": bool}``."""
+class ToolSwitchView(SettingsAPIView):
+    """Switch one of the plugin's tools on or off for the signed-in user: send {"enabled": true} or
+    {"enabled": false}."""
 
-    permission_classes = [IsAuthenticated]
-
-    @extend_schema(
+    @operation(
         request=ToolSwitchSerializer,
         responses={
             200: ToolSwitchSerializer,
@@ -119,14 +138,12 @@ class ToolSwitchView(APIView):
         return Response({"enabled": enabled})
 
 
-class UserPluginSettingsView(APIView):
-    """``PUT`` and ``DELETE /api/plugins/<plugin>/settings``.
+class UserPluginSettingsView(SettingsAPIView):
+    """The signed-in user's settings of one plugin.
 
     PUT replaces the plain values. A secret field absent from the body keeps its stored value, a
-    string replaces it, and ``null`` or ``""`` clears it.
+    string replaces it, and null or "" clears it. DELETE clears the settings (tool switches stay).
     """
-
-    permission_classes = [IsAuthenticated]
 
     def _form(self, plugin_id: str):
         """The plugin's user settings form under the current options, and the registry it was built with."""
@@ -139,7 +156,7 @@ class UserPluginSettingsView(APIView):
             raise Http404("This plugin has no user settings.")
         return form, built
 
-    @extend_schema(
+    @operation(
         request=OpenApiTypes.OBJECT,
         responses={200: OpenApiTypes.OBJECT, 400: OpenApiResponse(description="Field errors, by field.")},
         summary="Store the user's settings of a plugin",
@@ -173,7 +190,7 @@ class UserPluginSettingsView(APIView):
         entry = next(e for e in plugin_entries(request.user, built) if e["id"] == plugin_id)
         return Response(entry)
 
-    @extend_schema(responses={204: None}, summary="Clear the user's settings of a plugin (tool switches stay)")
+    @operation(responses={204: None}, summary="Clear the user's settings of a plugin (tool switches stay)")
     def delete(self, request, plugin_id: str):
         self._form(plugin_id)
         UserPluginSettings.objects.filter(user=request.user, plugin=plugin_id).delete()
