@@ -156,3 +156,18 @@ def test_a_key_with_a_line_break_is_refused_on_the_field(admin_client):
     assert "without spaces or line breaks" in page and "98765" not in page
     row.refresh_from_db()
     assert row.values == {} and not row.encrypted_secrets
+
+
+def test_without_an_encryption_key_a_secret_is_a_field_error_not_a_crash(admin_client, settings):
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "ENCRYPTION_KEYS": []}
+    admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    row = PluginOptions.objects.get(plugin="demo")
+    response = post(admin_client, row, mode="keyed", api_key=SECRET)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "This cannot be saved yet. No encryption key is set." in page and "WEBTOOLS_ENCRYPTION_KEYS" in page
+    assert SECRET not in page
+    row.refresh_from_db()
+    assert row.values == {} and row.encrypted_secrets == ""
+    # Options without a secret still save.
+    assert post(admin_client, row, mode="plain").status_code == 302

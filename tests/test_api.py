@@ -179,4 +179,14 @@ def test_a_key_is_printable_ascii_without_spaces_and_of_sensible_length(api, use
     assert response.status_code == 400
     errors = " ".join(response.json()["api_key"])
     assert message in errors and key.strip() not in errors
+
+
+def test_without_an_encryption_key_a_secret_is_a_field_error_not_a_500(api, user, settings):
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "ENCRYPTION_KEYS": []}
+    url = reverse("webtools:user-plugin-settings", args=["demo"])
+    response = api.put(url, {"mode": "keyed", "api_key": "users-own-key-123456"}, format="json")
+    assert response.status_code == 400
+    message = " ".join(response.json()["api_key"])
+    assert "No encryption key is set" in message and "WEBTOOLS_ENCRYPTION_KEYS" in message
+    assert "users-own-key-123456" not in response.content.decode()
     assert not UserPluginSettings.objects.filter(user=user).exists()

@@ -77,12 +77,23 @@ def test_tool_switch_is_unique_per_user_and_tool():
         UserToolSetting.objects.create(user=user, tool="web_search", enabled=False)
 
 
-def test_missing_key_with_debug_off_is_a_system_error(settings, keys):
+def test_missing_key_is_an_error_with_debug_off_and_a_warning_with_debug_on(settings, keys):
     keys()
     settings.DEBUG = False
     errors = checks.check_encryption_keys()
     assert [e.id for e in errors] == ["webtools.E001"]
     settings.DEBUG = True
+    warnings = checks.check_encryption_keys()
+    assert [w.id for w in warnings] == ["webtools.W002"]
+    assert "Web search" in warnings[0].msg and "WEBTOOLS_ENCRYPTION_KEYS" in warnings[0].hint
+
+
+def test_missing_key_is_no_concern_when_no_plugin_has_a_secret(settings, keys, use_plugins):
+    from tests.plugins import QuietPlugin
+
+    use_plugins(QuietPlugin())
+    keys()
+    settings.DEBUG = False
     assert checks.check_encryption_keys() == []
 
 

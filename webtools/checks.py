@@ -2,7 +2,8 @@
 
 | id | level | what |
 |---|---|---|
-| webtools.E001 | error | no usable encryption key while DEBUG is off |
+| webtools.E001 | error | an encryption key is not a valid Fernet key, or none is set while DEBUG is off |
+| webtools.W002 | warning | no encryption key while DEBUG is on, and a plugin has secrets (they cannot be saved) |
 | webtools.W001 | warning | ALLOW_PRIVATE_NETWORKS is on while DEBUG is off |
 | webtools.E002 | error | a plugin's saved options no longer validate |
 | webtools.E003 | error | the tool registry cannot be built (two plugins register one tool name) |
@@ -19,10 +20,38 @@ from .exceptions import WebtoolsConfigurationError
 
 @register(Tags.security, deploy=False)
 def check_encryption_keys(app_configs=None, **kwargs):
+    """A bad key is always an error; a missing one matters as soon as a plugin has a secret to save."""
     problem = crypto.check_keys()
-    if problem and not debug():
+    if problem is None:
+        return []
+    if crypto.configured_keys():
         return [Error(problem, hint=crypto.KEYS_HINT, id="webtools.E001")]
-    return []
+    holders = _plugins_with_secrets()
+    if not holders:
+        return []
+    if not debug():
+        return [Error(problem, hint=crypto.KEYS_HINT, id="webtools.E001")]
+    return [
+        Warning(
+            f"No encryption key is set, so the API keys of {', '.join(holders)} cannot be saved "
+            "(the admin and the settings API refuse them).",
+            hint=crypto.KEYS_HINT,
+            id="webtools.W002",
+        )
+    ]
+
+
+def _plugins_with_secrets() -> list[str]:
+    """Names of the listed plugins whose options or user settings have a secret field."""
+    from .host import get_plugins
+    from .runtime import secret_fields
+
+    names = []
+    for plugin in get_plugins().values():
+        forms = (plugin.options_form, plugin.user_settings_form(plugin.default_options()))
+        if any(form is not None and secret_fields(form) for form in forms):
+            names.append(str(plugin.name))
+    return names
 
 
 @register(Tags.security)

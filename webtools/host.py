@@ -15,7 +15,7 @@ from django import forms
 from django.apps import apps
 from django.http import QueryDict
 
-from . import conf
+from . import conf, crypto
 from .exceptions import WebtoolsConfigurationError
 from .runtime import Ingesters, Plugin, PluginSetup, Registry, Turn, secret_fields
 from .signals import send_call_signals
@@ -66,14 +66,23 @@ def validate_settings(
     clear = set(clear)
     # A QueryDict (the admin's POST) keeps its lists for multi-value widgets; JSON arrives as a dict.
     data = data.copy() if isinstance(data, QueryDict) else dict(data)
+    typed = []
     for name in secret_fields(form_class):
         if name in clear:
             data[name] = ""
         elif not data.get(name):
             data[name] = stored_secrets.get(name, "")
+        else:
+            typed.append(name)
     form = form_class(data=data)
     values: dict[str, Any] = {}
     secrets: dict[str, str] = {}
+    if form.is_valid() and typed:
+        # Without a usable encryption key a new secret cannot be stored: say so on its field, not as a 500.
+        problem = crypto.check_keys()
+        if problem:
+            for name in typed:
+                form.add_error(name, f"This cannot be saved yet. {problem}")
     if form.is_valid():
         secret_names = set(secret_fields(form_class))
         for name, value in form.cleaned_data.items():
