@@ -1,0 +1,208 @@
+"""The README's install section, followed to the letter by a new user.
+
+The package is built as a wheel and installed (not editable) in a fresh virtual environment, with the
+pinned versions of ``requirements.txt`` as constraints, so ``install_requires`` alone must bring
+everything. ``django-admin startproject`` makes a host; the README's ``# settings.py`` and ``# urls.py``
+blocks, read from README.md here so docs and test cannot drift, are appended to its files unchanged.
+Then ``migrate``, the system checks, a real server on a free loopback port, the API as a client program
+would use it, and the settings page with a session.
+
+pip may reach the package index (its cache makes that quick); nothing else leaves the machine.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+REPO = Path(__file__).resolve().parent.parent
+FERNET_KEY = "ZmDfcTF7_60GrrY167zsiPd67pEvs0aGOv2oasOM1Pg="
+#: What the wheel is built from: the files an sdist carries, so a stale build/ folder cannot leak in.
+SOURCES = ("webtools", "setup.cfg", "pyproject.toml", "MANIFEST.in", "README.md")
+
+
+def readme_blocks() -> dict[str, str]:
+    """The README's code blocks whose first line is ``# settings.py`` or ``# urls.py``, by file name."""
+    text = (REPO / "README.md").read_text()
+    blocks: dict[str, str] = {}
+    for body in re.findall(r"^```python\n(.*?)^```", text, flags=re.S | re.M):
+        first, _, rest = body.partition("\n")
+        name = first.removeprefix("# ").strip()
+        if first.startswith("# ") and name in ("settings.py", "urls.py"):
+            assert name not in blocks, f"README.md has two {name} blocks"
+            blocks[name] = rest
+    return blocks
+
+
+def test_readme_has_one_settings_and_one_urls_block():
+    blocks = readme_blocks()
+    assert set(blocks) == {"settings.py", "urls.py"}
+    # The blocks add to the host's settings: nothing that only the demo project defines.
+    assert not re.search(r"\benv[.(]|import environ", blocks["settings.py"])
+    assert "REST_FRAMEWORK = {" not in blocks["settings.py"]
+
+
+def run(args: list, cwd: Path, env: dict, timeout: float = 300) -> str:
+    done = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True, timeout=timeout)
+    assert done.returncode == 0, f"{args} failed ({done.returncode}):\n{done.stdout}\n{done.stderr}"
+    return done.stdout + done.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    """A fresh startproject host with the built wheel installed and the README's blocks appended."""
+    root = tmp_path_factory.mktemp("readme-install")
+    src = root / "src"
+    src.mkdir()
+    for name in SOURCES:
+        path = REPO / name
+        if path.is_dir():
+            shutil.copytree(path, src / name, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        else:
+            shutil.copy2(path, src / name)
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DJANGO_", "WEBTOOLS_", "VIRTUAL_ENV"))}
+    build = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"), str(src)],
+                root, env)
+    assert "warning" not in build.lower(), build  # setuptools' packaging warnings stay gone
+    wheel = next((root / "dist").glob("webtools-*.whl"))
+
+    venv = root / "venv"
+    # No pip inside (ensurepip is slow): this interpreter's pip installs into it.
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root, env)
+    python = venv / "bin" / "python"
+    # The pins as constraints (pip takes no extras there): install_requires decides what is installed.
+    pins = [re.sub(r"\[.*?\]", "", line) for line in (REPO / "requirements.txt").read_text().splitlines()]
+    (root / "constraints.txt").write_text("\n".join(pins) + "\n")
+    run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile",
+         "-c", root / "constraints.txt", wheel], root, env)
+
+    site = root / "site"
+    site.mkdir()
+    run([venv / "bin" / "django-admin", "startproject", "hostsite", site], root, env)
+    for name, block in readme_blocks().items():
+        with open(site / "hostsite" / name, "a") as f:
+            f.write("\n\n" + block)
+    host = {"python": python, "site": site, "env": env}
+    manage(host, "migrate", "--noinput")
+    return host
+
+
+def manage(host, *args: str, keys: str = FERNET_KEY) -> str:
+    env = {**host["env"], "WEBTOOLS_ENCRYPTION_KEYS": keys}
+    return run([host["python"], "manage.py", *args], host["site"], env)
+
+
+def test_installed_package_is_not_the_source_tree(host):
+    where = run([host["python"], "-c", "import webtools; print(webtools.__file__)"], host["site"], host["env"])
+    assert "site-packages" in where and str(REPO) not in where
+
+
+def test_checks_pass_after_migrate_with_a_key(host):
+    out = manage(host, "check", "--database", "default", "--fail-level", "WARNING")
+    assert "no issues" in out
+    # The deploy checks flag startproject's own DEBUG and SECRET_KEY, never anything of webtools.
+    deploy = manage(host, "check", "--deploy", "--database", "default")
+    assert "webtools." not in deploy
+
+
+def test_without_a_key_check_warns_how_to_set_one(host):
+    out = manage(host, "check", keys="")
+    assert "webtools.W002" in out and "WEBTOOLS_ENCRYPTION_KEYS" in out
+
+
+@pytest.fixture(scope="module")
+def server(host):
+    """``manage.py runserver`` on a free loopback port, with a user and a staff user."""
+    manage(host, "shell", "-c", (
+        "from django.contrib.auth.models import User; "
+        "User.objects.create_user('alice', password='alice-pw-8364'); "
+        "User.objects.create_user('sam', password='sam-pw-8364', is_staff=True)"
+    ))
+    port = free_port()
+    env = {**host["env"], "WEBTOOLS_ENCRYPTION_KEYS": FERNET_KEY}
+    proc = subprocess.Popen(
+        [host["python"], "manage.py", "runserver", "--noreload", f"127.0.0.1:{port}"],
+        cwd=host["site"], env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                requests.get(base + "/admin/login/", timeout=2)
+                break
+            except requests.ConnectionError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    raise AssertionError(f"the server did not start:\n{proc.stdout.read()}") from None
+                time.sleep(0.2)
+        yield {"url": base}
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.kill(proc.pid, signal.SIGKILL)
+            proc.wait()
+        proc.stdout.close()
+
+
+def test_api_with_the_hosts_default_authentication(server):
+    # DRF's defaults in a fresh project: session and HTTP basic.
+    api = requests.Session()
+    api.auth = ("alice", "alice-pw-8364")
+    url = server["url"]
+    listed = api.get(url + "/api/plugins/settings", timeout=30)
+    assert listed.status_code == 200, listed.text
+    assert "web_search" in [entry["id"] for entry in listed.json()]
+
+    switched = api.put(url + "/api/plugins/web_search/tools/web_search", json={"enabled": True}, timeout=30)
+    assert switched.status_code == 200 and switched.json() == {"enabled": True}, switched.text
+    saved = api.put(url + "/api/plugins/web_search/settings", json={"engine": "brave", "api_key": "BSA-key-1234"},
+                    timeout=30)
+    assert saved.status_code == 200, saved.text
+    assert saved.json()["secrets"] == {"api_key": True} and "BSA-key-1234" not in saved.text
+
+    anonymous = requests.get(url + "/api/plugins/settings", timeout=30)
+    assert anonymous.status_code in (401, 403)
+
+
+def test_settings_page_with_a_session_and_login_url(server):
+    url = server["url"]
+    browser = requests.Session()
+    # Signed out, the page sends the visitor to a login page that exists (LOGIN_URL).
+    page = browser.get(url + "/webtools/settings/", timeout=30)
+    assert page.status_code == 200 and "/admin/login/" in page.url, page.url
+    login = browser.post(page.url, data={
+        "username": "sam", "password": "sam-pw-8364", "next": "/webtools/settings/",
+        "csrfmiddlewaretoken": browser.cookies["csrftoken"],
+    }, headers={"Referer": page.url}, timeout=30)
+    assert login.status_code == 200 and login.url == url + "/webtools/settings/", login.url
+    assert 'id="wt-settings"' in login.text
+    # The page's own calls: a session GET, and a PUT with Django's CSRF token.
+    assert browser.get(url + "/api/plugins/settings", timeout=30).status_code == 200
+    put = browser.put(url + "/api/plugins/web_search/tools/web_search", json={"enabled": False},
+                      headers={"X-CSRFToken": browser.cookies["csrftoken"], "Referer": url + "/"}, timeout=30)
+    assert put.status_code == 200, put.text
+    # Its script and the API reference's Swagger UI come from the host's static files.
+    assert browser.get(url + "/static/webtools/settings.js", timeout=30).status_code == 200
+    docs = browser.get(url + "/api/docs/", timeout=30)
+    assert docs.status_code == 200
+    bundle = re.search(r'src="([^"]*swagger-ui-bundle\.js)"', docs.text).group(1)
+    assert bundle.startswith("/static/") and browser.get(url + bundle, timeout=30).status_code == 200
+    schema = browser.get(url + "/api/schema/?format=json", timeout=30).json()
+    assert schema["info"]["title"] == "webtools settings API" and schema["info"]["version"] != "0.0.0"
