@@ -1,8 +1,9 @@
-# The two commands of the README: `make demo` and `make test`.
+# The two commands of the README: `make demo` (PORT=8001 to serve on another port) and `make test`.
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+PORT ?= 8000
 
 .PHONY: demo test lint bench clean
 
@@ -15,8 +16,8 @@ $(STAMP): requirements.txt requirements-dev.txt setup.cfg pyproject.toml
 
 demo: $(STAMP)
 	DEBUG=true $(BIN)/python manage.py migrate --noinput
-	DEBUG=true $(BIN)/python -c "import os, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'project.settings'); django.setup(); from project.demo import ensure_superuser; ensure_superuser()"
-	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:8000
+	DEBUG=true PORT=$(PORT) $(BIN)/python -c "import os, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'project.settings'); django.setup(); from project.demo import ensure_superuser; ensure_superuser()"
+	DEBUG=true $(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 lint: $(STAMP)
 	$(BIN)/flake8 webtools project tests bench manage.py
