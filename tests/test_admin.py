@@ -50,7 +50,7 @@ def test_saving_valid_options_stores_values_and_encrypted_secret(admin_client):
     response = post(admin_client, row, mode="keyed", api_key=SECRET)
     assert response.status_code == 302
     row.refresh_from_db()
-    assert row.values["mode"] == "keyed" and row.get_secrets() == {"api_key": SECRET}
+    assert row.values["mode"] == "keyed" and row.get_secrets() == {"api_key@keyed": SECRET}
     assert SECRET not in row.encrypted_secrets
 
 
@@ -70,7 +70,7 @@ def test_change_page_never_shows_the_secret_only_whether_it_is_set(admin_client)
     row.save()
     page = admin_client.get(change_url(row)).content.decode()
     assert SECRET not in page
-    assert "A value is set and hidden" in page
+    assert "Kept for Keyed, hidden." in page
     # The key field carries its show-when rule for the admin's script.
     assert "data-show-when" in page and "webtools/show_when.js" in page
 
@@ -81,19 +81,27 @@ def test_blank_secret_keeps_the_stored_one_so_keyed_options_still_validate(admin
     row.save()
     assert post(admin_client, row, mode="keyed", greeting="hi").status_code == 302
     row.refresh_from_db()
-    assert row.get_secrets() == {"api_key": SECRET} and row.values["greeting"] == "hi"
+    assert row.get_secrets() == {"api_key@keyed": SECRET} and row.values["greeting"] == "hi"
 
 
 def test_secret_can_be_replaced_and_cleared(admin_client):
-    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "keyed"})
     row.set_secrets({"api_key": SECRET})
     row.save()
-    post(admin_client, row, api_key="new-key-0000000000")
+    post(admin_client, row, mode="keyed", api_key="new-key-0000000000")
     row.refresh_from_db()
-    assert row.get_secrets() == {"api_key": "new-key-0000000000"}
-    post(admin_client, row, api_key_clear="on")
+    assert row.get_secrets() == {"api_key@keyed": "new-key-0000000000"}
+    post(admin_client, row, mode="plain")
+    post(admin_client, row, mode="plain", api_key_clear="on")  # the plain mode has no key to clear
     row.refresh_from_db()
-    assert row.get_secrets() == {}
+    assert row.get_secrets() == {"api_key@keyed": "new-key-0000000000"}
+
+
+def test_a_value_that_does_not_apply_to_the_chosen_mode_is_not_stored(admin_client):
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    assert post(admin_client, row, mode="plain", api_key="typed-but-hidden-123").status_code == 302
+    row.refresh_from_db()
+    assert row.get_secrets() == {} and row.encrypted_secrets == ""
 
 
 def test_clearing_a_secret_that_the_options_need_is_refused(admin_client):
@@ -103,7 +111,7 @@ def test_clearing_a_secret_that_the_options_need_is_refused(admin_client):
     response = post(admin_client, row, mode="keyed", api_key_clear="on")
     assert "The keyed mode needs an API key." in response.content.decode()
     row.refresh_from_db()
-    assert row.get_secrets() == {"api_key": SECRET}
+    assert row.get_secrets() == {"api_key": SECRET}  # untouched: still as saved
 
 
 def test_operators_cannot_add_rows_by_hand(admin_client):

@@ -111,7 +111,7 @@ def test_user_secret_is_stored_encrypted_and_never_returned(api, user):
     assert response.json()["secrets"] == {"api_key": True}
     row = UserPluginSettings.objects.get(user=user)
     assert secret not in row.encrypted_secrets and secret not in str(row.values)
-    assert row.get_secrets() == {"api_key": secret}
+    assert row.get_secrets() == {"api_key@keyed": secret}
     assert secret not in api.get(reverse("webtools:plugin-settings")).content.decode()
 
 
@@ -119,9 +119,11 @@ def test_user_secret_absent_keeps_it_and_null_clears_it(api, user):
     url = reverse("webtools:user-plugin-settings", args=["demo"])
     api.put(url, {"mode": "keyed", "api_key": "user-key-1234567890"}, format="json")
     assert api.put(url, {"mode": "keyed", "nickname": "x"}, format="json").status_code == 200
-    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key": "user-key-1234567890"}
-    assert api.put(url, {"mode": "plain", "api_key": None}, format="json").status_code == 200
-    assert UserPluginSettings.objects.get(user=user).get_secrets() == {}
+    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@keyed": "user-key-1234567890"}
+    assert api.put(url, {"mode": "keyed", "api_key": None}, format="json").status_code == 400  # keyed needs one
+    assert api.put(url, {"mode": "plain"}, format="json").status_code == 200
+    assert api.put(url, {"mode": "keyed", "api_key": "other-key-12345678"}, format="json").status_code == 200
+    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@keyed": "other-key-12345678"}
 
 
 def test_delete_clears_settings_and_leaves_tool_choices(api, user):
@@ -174,7 +176,7 @@ def test_a_key_is_printable_ascii_without_spaces_and_of_sensible_length(api, use
                        format="json")
     if message is None:
         assert response.status_code == 200
-        assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key": key.strip()}
+        assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@keyed": key.strip()}
         return
     assert response.status_code == 400
     errors = " ".join(response.json()["api_key"])

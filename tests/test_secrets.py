@@ -91,7 +91,7 @@ def operator_options(admin_client):
     })
     assert response.status_code == 302, response.content.decode()[:2000]
     row.refresh_from_db()
-    assert row.get_secrets() == {"api_key": ADMIN_KEY}
+    assert row.get_secrets() == {"api_key@brave": ADMIN_KEY}
     return row
 
 
@@ -131,7 +131,7 @@ def test_the_users_key_is_in_no_api_response_page_tool_output_or_log(
     saved = api.put(reverse("webtools:user-plugin-settings", args=["web_search"]),
                     {"engine": "kagi", "api_key": USER_KEY}, format="json")
     assert saved.status_code == 200
-    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key": USER_KEY}
+    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@kagi": USER_KEY}
     responses = {
         "PUT response": saved,
         "settings list": api.get(reverse("webtools:plugin-settings")),

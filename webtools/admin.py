@@ -14,7 +14,16 @@ from django.utils.translation import gettext_lazy as _
 
 from .exceptions import TurnError, WebtoolsConfigurationError
 from .forms import decorate_form
-from .host import build_registry, get_plugin, get_plugins, load_options, start_turn, validate_settings
+from .host import (
+    build_registry,
+    get_plugin,
+    get_plugins,
+    load_options,
+    secret_scopes,
+    secrets_in_force,
+    start_turn,
+    validate_settings,
+)
 from .models import PluginOptions, UserPluginSettings, UserToolSetting
 from .runtime import SecretField
 
@@ -37,14 +46,15 @@ class PluginOptionsAdminForm(forms.ModelForm):
         plugin = get_plugin(self.instance.plugin)
         stored = {**plugin.default_options(), **(self.instance.values or {})}
         try:
-            secrets_set = self.instance.secrets_set()
+            stored_secrets = self.instance.get_secrets()
         except WebtoolsConfigurationError:
-            secrets_set = {}
+            stored_secrets = {}
+        values = self.instance.values or {}
+        in_force = secrets_in_force(stored_secrets, values, plugin.show_when)
+        scopes = secret_scopes(stored_secrets, values, plugin.show_when)
         for name, field in self.fields.items():
             if isinstance(field, SecretField):
-                field.help_text = (
-                    _("A value is set and hidden. Leave blank to keep it.") if secrets_set.get(name) else _("Not set.")
-                )
+                field.help_text = self._secret_help(name, plugin, in_force, scopes)
             elif name in stored and not name.endswith("_clear"):
                 field.initial = stored[name]
         rules = dict(plugin.show_when)
@@ -53,14 +63,32 @@ class PluginOptionsAdminForm(forms.ModelForm):
                 rules[f"{name}_clear"] = rules[name]
         decorate_form(self, rules)
 
+    def _secret_help(self, name: str, plugin, in_force: dict, scopes: dict) -> str:
+        """Whether a secret is set; for a key kept per engine, which engines have one."""
+        if name not in plugin.show_when:
+            return str(_("A value is set and hidden. Leave blank to keep it.") if in_force.get(name) else _("Not set."))
+        controller = plugin.show_when[name][0]
+        labels = dict(self.fields[controller].choices) if controller in self.fields else {}
+        kept = [str(labels.get(scope, scope)) for scope in scopes.get(name, [])]
+        if not kept:
+            return str(_("Not set for any engine."))
+        return str(
+            _("Kept for %(engines)s, hidden. The key of the engine chosen above is used; leave blank to keep it.")
+            % {"engines": ", ".join(kept)}
+        )
+
     def clean(self):
         cleaned = super().clean()
+        plugin = get_plugin(self.instance.plugin)
         try:
             stored_secrets = self.instance.get_secrets()
         except WebtoolsConfigurationError:
             stored_secrets = {}
         clear = [name for name in self.plugin_form.base_fields if self.cleaned_data.get(f"{name}_clear")]
-        self.checked = validate_settings(self.plugin_form, self.data, stored_secrets, clear)
+        self.checked = validate_settings(
+            self.plugin_form, self.data, stored_secrets, clear, show_when=plugin.show_when,
+            stored_values=self.instance.values or {},
+        )
         for field, errors in self.checked.form.errors.items():
             target = None if field == "__all__" else field
             if target is None or target not in self._errors:
@@ -70,7 +98,7 @@ class PluginOptionsAdminForm(forms.ModelForm):
 
     def save(self, commit=True):
         self.instance.values = self.checked.values
-        self.instance.set_secrets(self.checked.secrets)
+        self.instance.set_secrets(self.checked.stored_secrets)
         return super().save(commit)
 
 
@@ -79,9 +107,10 @@ def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
     for name, field in plugin.options_form.base_fields.items():
         attrs[name] = copy.deepcopy(field)
         if isinstance(field, SecretField):
-            attrs[f"{name}_clear"] = forms.BooleanField(
-                required=False, label=_("Clear %(field)s") % {"field": field.label or name}
-            )
+            label = _("Clear %(field)s") % {"field": field.label or name}
+            if name in plugin.show_when:
+                label = _("Clear the chosen engine's %(field)s") % {"field": field.label or name}
+            attrs[f"{name}_clear"] = forms.BooleanField(required=False, label=label)
     return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django import forms
@@ -34,14 +34,67 @@ def get_plugin(plugin_id: str) -> Plugin | None:
 
 # -- settings forms with write-only secrets ---------------------------------------------------------
 
+ShowWhen = Mapping[str, tuple[str, tuple[str, ...]]]
+
+
+def applies(name: str, values: Mapping[str, Any], show_when: ShowWhen) -> bool:
+    """Whether field ``name`` applies under ``values`` (its show-when rule holds, or it has none)."""
+    rule = show_when.get(name)
+    return rule is None or str(values.get(rule[0]) or "") in rule[1]
+
+
+def secret_key(name: str, values: Mapping[str, Any], show_when: ShowWhen) -> str:
+    """Where a secret is stored: ``api_key@brave`` for a secret that depends on another field (one
+    key per engine), the plain name otherwise."""
+    rule = show_when.get(name)
+    return f"{name}@{values.get(rule[0]) or ''}" if rule else name
+
+
+def scope_secrets(stored: Mapping[str, str], values: Mapping[str, Any], show_when: ShowWhen) -> dict[str, str]:
+    """Stored secrets with each dependent secret under its scope: one saved before keys were kept per
+    engine (a bare ``api_key``) belongs to the engine its row was saved with, or to none."""
+    out: dict[str, str] = {}
+    for name, value in stored.items():
+        if "@" in name or name not in show_when:
+            out[name] = value
+        elif applies(name, values, show_when):
+            out.setdefault(secret_key(name, values, show_when), value)
+    return out
+
+
+def secrets_in_force(stored: Mapping[str, str], values: Mapping[str, Any], show_when: ShowWhen) -> dict[str, str]:
+    """The secrets that apply under ``values``, by field name: the chosen engine's key, never another's."""
+    scoped = scope_secrets(stored, values, show_when)
+    names = {key.partition("@")[0] for key in scoped}
+    return {
+        name: scoped[secret_key(name, values, show_when)]
+        for name in names
+        if applies(name, values, show_when) and secret_key(name, values, show_when) in scoped
+    }
+
+
+def secret_scopes(stored: Mapping[str, str], values: Mapping[str, Any], show_when: ShowWhen) -> dict[str, list[str]]:
+    """For each dependent secret, the values of its controlling field that have one stored (engines)."""
+    out: dict[str, list[str]] = {}
+    for key in scope_secrets(stored, values, show_when):
+        name, _, scope = key.partition("@")
+        if name in show_when:
+            out.setdefault(name, []).append(scope)
+    return {name: sorted(scopes) for name, scopes in out.items()}
+
 
 @dataclass
 class ValidatedSettings:
-    """A settings form run over stored and submitted data, split into plain values and secrets."""
+    """A settings form run over stored and submitted data, split into plain values and secrets.
+
+    ``values`` and ``secrets`` are what is in force (only fields that apply to the chosen values);
+    ``stored_secrets`` is everything to store, other engines' keys included.
+    """
 
     form: forms.Form
     values: dict[str, Any]
     secrets: dict[str, str]
+    stored_secrets: dict[str, str] = field(default_factory=dict)
 
     @property
     def errors(self) -> dict[str, list[str]]:
@@ -56,22 +109,33 @@ def validate_settings(
     data: Mapping[str, Any],
     stored_secrets: Mapping[str, str] | None = None,
     clear: Iterable[str] = (),
+    show_when: ShowWhen | None = None,
+    stored_values: Mapping[str, Any] | None = None,
 ) -> ValidatedSettings:
     """Validate ``data`` with ``form_class``, a blank secret keeping its stored value unless cleared.
 
     The plugin's own ``clean()`` sees the secret that will be in force, so "a keyed engine needs a key"
-    holds whether the key was typed now or stored before.
+    holds whether the key was typed now or stored before. Under ``show_when`` (the plugin's rules), a
+    field that does not apply to the submitted values is ignored and not stored, and a dependent secret
+    is kept per value of its controlling field: switching engine brings that engine's stored key or
+    none. ``stored_values`` are the values the stored secrets were saved with.
     """
-    stored_secrets = stored_secrets or {}
+    show_when = show_when or {}
+    stored = scope_secrets(stored_secrets or {}, stored_values or {}, show_when)
     clear = set(clear)
     # A QueryDict (the admin's POST) keeps its lists for multi-value widgets; JSON arrives as a dict.
     data = data.copy() if isinstance(data, QueryDict) else dict(data)
+    for name in form_class.base_fields:
+        if not applies(name, data, show_when):
+            data.pop(name, None)
     typed = []
     for name in secret_fields(form_class):
+        if not applies(name, data, show_when):
+            continue
         if name in clear:
             data[name] = ""
         elif not data.get(name):
-            data[name] = stored_secrets.get(name, "")
+            data[name] = stored.get(secret_key(name, data, show_when), "")
         else:
             typed.append(name)
     form = form_class(data=data)
@@ -83,15 +147,21 @@ def validate_settings(
         if problem:
             for name in typed:
                 form.add_error(name, f"This cannot be saved yet. {problem}")
-    if form.is_valid():
-        secret_names = set(secret_fields(form_class))
-        for name, value in form.cleaned_data.items():
-            if name in secret_names:
-                if value:
-                    secrets[name] = value
-            else:
-                values[name] = value
-    return ValidatedSettings(form, values, secrets)
+    if not form.is_valid():
+        return ValidatedSettings(form, values, secrets, dict(stored))
+    secret_names = set(secret_fields(form_class))
+    to_store = dict(stored)
+    for name, value in form.cleaned_data.items():
+        if not applies(name, form.cleaned_data, show_when):
+            continue
+        if name in secret_names:
+            key = secret_key(name, form.cleaned_data, show_when)
+            to_store.pop(key, None)
+            if value:
+                secrets[name] = to_store[key] = value
+        else:
+            values[name] = value
+    return ValidatedSettings(form, values, secrets, to_store)
 
 
 # -- options ----------------------------------------------------------------------------------------
@@ -129,7 +199,7 @@ def load_options(plugin: Plugin, row=None) -> LoadedOptions:
         row = PluginOptions.objects.filter(plugin=plugin.id).first()
     defaults = plugin.default_options()
     if row is None or not (row.values or row.encrypted_secrets):
-        checked = validate_settings(plugin.options_form, defaults)
+        checked = validate_settings(plugin.options_form, defaults, show_when=plugin.show_when)
         if checked.is_valid():
             return LoadedOptions(checked.values, {}, True, {}, saved=False)
         return LoadedOptions(defaults, {}, False, checked.errors, saved=False)
@@ -137,7 +207,10 @@ def load_options(plugin: Plugin, row=None) -> LoadedOptions:
         stored_secrets = row.get_secrets()
     except WebtoolsConfigurationError as err:
         return LoadedOptions(defaults, {}, False, {"__all__": [str(err)]})
-    checked = validate_settings(plugin.options_form, {**defaults, **row.values}, stored_secrets)
+    checked = validate_settings(
+        plugin.options_form, {**defaults, **row.values}, stored_secrets, show_when=plugin.show_when,
+        stored_values=row.values,
+    )
     if checked.is_valid():
         return LoadedOptions(checked.values, checked.secrets, True, {})
     return LoadedOptions(defaults, {}, False, checked.errors)
@@ -186,18 +259,28 @@ def tool_choices(user) -> dict[str, bool]:
 
 
 def user_settings(user) -> dict[str, dict[str, Any]]:
-    """The user's settings of each plugin, secrets decrypted; a row no key opens counts as empty."""
+    """The user's settings of each plugin as a turn uses them: the values and secrets that apply to
+    the user's choices (the chosen engine's key, never another's). A row no key opens counts as empty."""
+    return {plugin_id: effective for plugin_id, (effective, _all) in _user_rows(user).items()}
+
+
+def _user_rows(user) -> dict[str, tuple[dict[str, Any], list[str]]]:
+    """Plugin id -> (settings in force, every stored secret of the row, for masking)."""
     from .models import UserPluginSettings
 
     if user is None or not getattr(user, "is_authenticated", False):
         return {}
     out = {}
     for row in UserPluginSettings.objects.filter(user=user):
+        plugin = get_plugin(row.plugin)
+        show_when = plugin.show_when if plugin else {}
+        values = {k: v for k, v in row.values.items() if applies(k, row.values, show_when)}
         try:
-            out[row.plugin] = row.effective()
+            stored = row.get_secrets()
         except WebtoolsConfigurationError:
             logger.warning("Settings of plugin %s for user %s cannot be decrypted; ignored.", row.plugin, user.pk)
-            out[row.plugin] = dict(row.values)
+            stored = {}
+        out[row.plugin] = ({**values, **secrets_in_force(stored, row.values, show_when)}, list(stored.values()))
     return out
 
 
@@ -235,13 +318,11 @@ def start_turn(
     the request names an unknown tool, or names tools for a model without tool support.
     """
     registry, ingesters, loaded = build_registry()
-    settings_by_plugin = user_settings(user)
+    rows = _user_rows(user)
+    settings_by_plugin = {plugin_id: effective for plugin_id, (effective, _all) in rows.items()}
+    # Every key the user stored is masked, the other engines' too.
     secrets = [v for opts in loaded.values() for v in opts.secrets.values()]
-    for plugin_id, values in settings_by_plugin.items():
-        plugin = get_plugin(plugin_id)
-        form = plugin.user_settings_form(loaded[plugin_id].effective) if plugin else None
-        names = secret_fields(form) if form else []
-        secrets += [values[name] for name in names if values.get(name)]
+    secrets += [v for _effective, stored in rows.values() for v in stored if v]
     agent = conf.user_agent()
     guarded, plain = http_clients(agent)
     return Turn(

@@ -5,8 +5,6 @@ decrypted to build a turn or to validate a form; nothing renders them.
 """
 from __future__ import annotations
 
-from typing import Any
-
 from django.conf import settings
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -31,7 +29,8 @@ class SecretsMixin(models.Model):
         self.encrypted_secrets = crypto.encrypt_json({k: v for k, v in secrets.items() if v})
 
     def secrets_set(self) -> dict[str, bool]:
-        """Which secrets are set (names only: the values never leave this model)."""
+        """Which secrets are set (names only: the values never leave this model). A secret kept per
+        engine is named ``api_key@brave``."""
         return {name: True for name in self.get_secrets()}
 
     def rotate_secrets(self) -> bool:
@@ -98,6 +97,3 @@ class UserPluginSettings(SecretsMixin):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.plugin}"
-
-    def effective(self) -> dict[str, Any]:
-        return {**self.values, **self.get_secrets()}

@@ -33,6 +33,10 @@ class PluginSettingsSerializer(serializers.Serializer):
     secrets = serializers.DictField(
         child=serializers.BooleanField(), help_text="Whether each secret field is set; values are never returned."
     )
+    secretsFor = serializers.DictField(  # noqa: N815  (the API's JSON spelling)
+        child=serializers.ListField(child=serializers.CharField()),
+        help_text="For a secret kept per value of another field (an API key per engine): the values that have one.",
+    )
     schema = serializers.DictField(
         allow_null=True, help_text="JSON Schema of the settings; x-show-when says when a field applies."
     )

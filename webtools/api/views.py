@@ -12,7 +12,15 @@ from rest_framework.views import APIView
 
 from ..exceptions import WebtoolsConfigurationError
 from ..forms import form_json_schema
-from ..host import build_registry, get_plugin, get_plugins, validate_settings
+from ..host import (
+    applies,
+    build_registry,
+    get_plugin,
+    get_plugins,
+    secret_scopes,
+    secrets_in_force,
+    validate_settings,
+)
 from ..models import UserPluginSettings, UserToolSetting
 from ..runtime import secret_fields
 from .serializers import PluginSettingsSerializer, ToolSwitchSerializer
@@ -82,9 +90,16 @@ def plugin_entries(user, built=None) -> list[dict]:
                 if name not in secret_names
             }
             stored_values = row.values if row else {}
-            entry["settings"] = {**defaults, **{k: v for k, v in stored_values.items() if k in defaults}}
-            present = _stored_secrets(row)
+            settings = {**defaults, **{k: v for k, v in stored_values.items() if k in defaults}}
+            entry["settings"] = {k: v if applies(k, settings, plugin.show_when) else None for k, v in settings.items()}
+            stored = _stored_secrets(row)
+            present = secrets_in_force(stored, stored_values, plugin.show_when)
             entry["secrets"] = {name: bool(present.get(name)) for name in secret_names}
+            entry["secretsFor"] = {
+                name: scopes
+                for name, scopes in secret_scopes(stored, stored_values, plugin.show_when).items()
+                if name in secret_names
+            }
             entry["schema"] = form_json_schema(form, plugin.show_when)
         entries.append(entry)
     return entries
@@ -142,7 +157,9 @@ class UserPluginSettingsView(SettingsAPIView):
     """The signed-in user's settings of one plugin.
 
     PUT replaces the plain values. A secret field absent from the body keeps its stored value, a
-    string replaces it, and null or "" clears it. DELETE clears the settings (tool switches stay).
+    string replaces it, and null or "" clears it. Keys are kept per engine: switching engine brings
+    back that engine's key, or none. Fields that do not apply to the chosen engine are not stored.
+    DELETE clears the settings (tool switches stay).
     """
 
     def _form(self, plugin_id: str):
@@ -180,12 +197,15 @@ class UserPluginSettingsView(SettingsAPIView):
         row = _stored(request.user, plugin_id)
         clear = [name for name in secret_names if name in body and not body[name]]
         data = {k: v for k, v in body.items() if not (k in secret_names and v is None)}
-        checked = validate_settings(form, data, _stored_secrets(row), clear)
+        show_when = get_plugin(plugin_id).show_when
+        checked = validate_settings(
+            form, data, _stored_secrets(row), clear, show_when=show_when, stored_values=row.values if row else {}
+        )
         if not checked.is_valid():
             return Response(checked.errors, status=status.HTTP_400_BAD_REQUEST)
         row = row or UserPluginSettings(user=request.user, plugin=plugin_id)
         row.values = checked.values
-        row.set_secrets(checked.secrets)
+        row.set_secrets(checked.stored_secrets)
         row.save()
         entry = next(e for e in plugin_entries(request.user, built) if e["id"] == plugin_id)
         return Response(entry)
