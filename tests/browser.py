@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -59,3 +60,29 @@ def wait_for(browser, condition, timeout: float = 15):
     from selenium.webdriver.support.ui import WebDriverWait
 
     return WebDriverWait(browser, timeout).until(condition)
+
+
+SCREENSHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
+#: (name, width): an iPhone-sized phone and a laptop.
+WIDTHS = (("phone", 390), ("desktop", 1280))
+
+
+def screenshots(browser, page: str) -> list[Path]:
+    """Save the whole current page at phone and desktop widths as ``docs/screenshots/<page>-<width>.png``
+    (the pictures in the docs come from the tests, so they show what the code does). The phone is
+    emulated as a mobile viewport, so the page's viewport meta tag applies as on a real phone."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    saved = []
+    try:
+        for name, width in WIDTHS:
+            metrics = {"width": width, "height": 800, "deviceScaleFactor": 1, "mobile": name == "phone"}
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+            height = browser.execute_script("return document.documentElement.scrollHeight")
+            metrics["height"] = max(600, min(int(height), 5000))
+            browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", metrics)
+            path = SCREENSHOTS / f"{page}-{name}.png"
+            assert browser.save_screenshot(str(path)), path
+            saved.append(path)
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    return saved

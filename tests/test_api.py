@@ -43,7 +43,8 @@ def test_token_authentication_is_accepted(user, demo_plugins):
 def test_settings_list_shows_each_plugins_tools_with_enabled_state_and_user_toggle(api):
     demo = entries(api)["demo"]
     tools = {t["name"]: t for t in demo["tools"]}
-    assert tools["echo"] == {"name": "echo", "description": "Echo the text.", "enabled": True, "userToggle": True}
+    assert tools["echo"] == {"name": "echo", "title": "Echo", "helpText": "", "description": "Echo the text.",
+                             "enabled": True, "userToggle": True}
     assert tools["shout"]["enabled"] is False and tools["shout"]["userToggle"] is True
     assert tools["fixed"]["userToggle"] is False
 

@@ -1,6 +1,8 @@
 """The settings page in a real headless Chromium: switches save at once and survive a reload."""
 from __future__ import annotations
 
+import time
+
 import pytest
 from django.urls import reverse
 
@@ -28,10 +30,10 @@ def test_checkbox_change_is_saved_at_once_and_kept_after_reload(browser, live_se
     open_page(browser, live_server)
     box = browser.find_element(By.ID, "wt-tool-demo-shout")
     label = browser.find_element(By.CSS_SELECTOR, 'label[for="wt-tool-demo-shout"]')
-    assert label.text == "shout" and not box.is_selected()
+    assert label.text == "Shout" and not box.is_selected()
     box.click()
     status = browser.find_element(By.CSS_SELECTOR, '[data-plugin="demo"] .wt-status')
-    wait_for(browser, lambda d: status.text == "shout is on.")
+    wait_for(browser, lambda d: status.text == "Shout is on.")
     assert UserToolSetting.objects.get(user=logged_in, tool="shout").enabled is True
 
     open_page(browser, live_server)
@@ -57,10 +59,21 @@ def test_key_field_shows_only_for_modes_that_use_a_key_and_settings_save(browser
     browser.find_element(By.CSS_SELECTOR, '[data-plugin="demo"] button[type="submit"]').click()
     wait_for(browser, lambda d: UserPluginSettings.objects.filter(user=logged_in).exists())
     row = UserPluginSettings.objects.get(user=logged_in)
-    assert row.values["mode"] == "keyed" and row.get_secrets() == {"api_key": "my-own-key-123456"}
+    assert row.values["mode"] == "keyed" and row.get_secrets() == {"api_key@keyed": "my-own-key-123456"}
     open_page(browser, live_server)
     assert "my-own-key-123456" not in browser.page_source
-    assert browser.find_element(By.ID, "wt-field-api_key").get_attribute("placeholder").startswith("Set")
+    assert browser.find_element(By.ID, "wt-field-api_key").get_attribute("placeholder").startswith("Saved")
+
+
+def status_text(browser, plugin: str) -> str:
+    """The plugin block's message, or "" while the block is being replaced."""
+    from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
+    from selenium.webdriver.common.by import By
+
+    try:
+        return browser.find_element(By.CSS_SELECTOR, f'[data-plugin="{plugin}"] .wt-status').text
+    except (NoSuchElementException, StaleElementReferenceException):
+        return ""
 
 
 def test_settings_page_requires_login(client, demo_plugins):
@@ -108,3 +121,65 @@ def test_admin_shows_key_and_base_url_only_for_engines_that_use_them(browser, li
     assert not _shown(browser, "id_api_key") and _shown(browser, "id_base_url")
     engine.select_by_value("duckduckgo")
     assert not _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
+
+
+def test_web_search_page_reads_like_a_settings_page_and_confirms_a_save_that_stays(browser, live_server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from tests.browser import screenshots
+
+    user = log_in(browser, live_server, "nora")
+    open_page(browser, live_server)
+    titles = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".wt-tool-title")]
+    assert titles == ["Web search", "Read web pages"]  # people read titles, not tool identifiers
+    help_id = browser.find_element(By.ID, "wt-tool-web_search-web_search").get_attribute("aria-describedby")
+    assert "sent to that engine" in browser.find_element(By.ID, help_id).text
+
+    Select(browser.find_element(By.ID, "wt-field-engine")).select_by_value("brave")
+    choice = browser.find_element(By.ID, "wt-field-engine-choice")
+    link = choice.find_element(By.TAG_NAME, "a")
+    assert link.text == "Get a Brave API key" and link.get_attribute("href").startswith("https://")
+    assert "credit Brave Search" in choice.text
+    # An error sits under its field, is announced, and the field gets the focus.
+    browser.find_element(By.CSS_SELECTOR, '[data-plugin="web_search"] button[type="submit"]').click()
+    error = browser.find_element(By.ID, "wt-field-api_key-error")
+    wait_for(browser, lambda d: error.text == "Add your Brave API key.")
+    key = browser.find_element(By.ID, "wt-field-api_key")
+    assert key.get_attribute("aria-invalid") == "true" and "wt-field-api_key-error" in key.get_attribute(
+        "aria-describedby")
+    assert browser.switch_to.active_element == key
+    screenshots(browser, "settings-error")
+
+    key.send_keys("BSA-my-own-key-12345")
+    browser.find_element(By.CSS_SELECTOR, '[data-plugin="web_search"] button[type="submit"]').click()
+    wait_for(browser, lambda d: status_text(d, "web_search") == "Settings saved.")
+    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@brave": "BSA-my-own-key-12345"}
+    # The confirmation is still there a moment later (nothing re-renders it away).
+    time.sleep(0.5)
+    assert status_text(browser, "web_search") == "Settings saved."
+    assert browser.find_element(By.ID, "wt-field-api_key").get_attribute("placeholder").startswith("Saved")
+    # Another engine has no key of its own: its field says so.
+    Select(browser.find_element(By.ID, "wt-field-engine")).select_by_value("tavily")
+    assert browser.find_element(By.ID, "wt-field-api_key").get_attribute("placeholder") == "Not set"
+    Select(browser.find_element(By.ID, "wt-field-engine")).select_by_value("brave")
+    screenshots(browser, "settings")
+
+
+def test_settings_page_works_with_the_keyboard_alone(browser, live_server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    user = log_in(browser, live_server, "kai")
+    open_page(browser, live_server)
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.TAB)
+    assert browser.switch_to.active_element.get_attribute("id") == "wt-tool-web_search-web_search"
+    browser.switch_to.active_element.send_keys(Keys.SPACE)
+    wait_for(browser, lambda d: status_text(d, "web_search") == "Web search is on.")
+    assert UserToolSetting.objects.get(user=user, tool="web_search").enabled is True
+    # Every control has a label a screen reader can read.
+    for control in browser.find_elements(By.CSS_SELECTOR, "#wt-settings input, #wt-settings select"):
+        if (control.get_attribute("name") or "").endswith("__clear"):
+            continue  # wrapped in its label
+        assert browser.find_elements(By.CSS_SELECTOR, f'label[for="{control.get_attribute("id")}"]'), control

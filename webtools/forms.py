@@ -40,6 +40,12 @@ def field_json_schema(field: forms.Field) -> dict[str, Any]:
         schema["type"] = "string"
         schema["enum"] = [str(value) for value, _label in field.choices if value != ""]
         schema["enumNames"] = [str(label) for value, label in field.choices if value != ""]
+        # Help that depends on the chosen option (where to get each engine's key, what it costs).
+        choice_help = getattr(field, "choice_help", None)
+        if choice_help:
+            schema["x-choice-help"] = {
+                str(value): {k: str(v) for k, v in help.items() if v} for value, help in choice_help.items()
+            }
     elif isinstance(field, CommaListField):
         schema.update(type="array", items={"type": "string"})
     elif isinstance(field, forms.URLField):

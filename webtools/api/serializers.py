@@ -21,7 +21,11 @@ class ToolSwitchSerializer(serializers.Serializer):
 
 class ToolStateSerializer(serializers.Serializer):
     name = serializers.CharField()
-    description = serializers.CharField()
+    title = serializers.CharField(help_text="The tool's human name, such as Web search.")
+    helpText = serializers.CharField(  # noqa: N815  (the API's JSON spelling)
+        help_text="What switching the tool on means, for people; may be empty."
+    )
+    description = serializers.CharField(help_text="The description the model reads.")
     enabled = serializers.BooleanField()
     userToggle = serializers.BooleanField()  # noqa: N815  (the API's JSON spelling)
 

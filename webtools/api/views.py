@@ -74,6 +74,8 @@ def plugin_entries(user, built=None) -> list[dict]:
             "tools": [
                 {
                     "name": tool.name,
+                    "title": tool.display_title,
+                    "helpText": str(tool.help_text),
                     "description": tool.description,
                     "enabled": tool.is_enabled(choices.get(tool.name)),
                     "userToggle": tool.user_toggle,

@@ -31,6 +31,15 @@ class Tool:
     user_toggle: bool = False
     #: Output comes from outside the user's control (the web) and is wrapped before the model sees it.
     untrusted: bool = False
+    #: What people read (the settings page, the admin): a human name ("Web search") and one sentence on
+    #: what switching the tool on means. ``description`` is written for the model.
+    title: str = ""
+    help_text: str = ""
+
+    @property
+    def display_title(self) -> str:
+        """``title``, else the name made readable (``web_search`` → "Web search")."""
+        return str(self.title) if self.title else self.name.replace("_", " ").capitalize()
 
     def is_enabled(self, stored_choice: bool | None) -> bool:
         """The user's stored choice wins only for a tool with ``user_toggle``; else the default."""

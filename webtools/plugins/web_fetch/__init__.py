@@ -150,4 +150,9 @@ class WebFetchPlugin(Plugin):
             default_enabled=True,
             user_toggle=bool(options.get("user_toggle", True)),
             untrusted=True,
+            title=_("Read web pages"),
+            help_text=_(
+                "The assistant may open web pages and PDFs (links you give it or it found) and cite them. "
+                "Pages are fetched from this server, never from your network."
+            ),
         ))

@@ -48,6 +48,10 @@ logger = logging.getLogger("webtools.web_search")
 
 TOOL_NAME = "web_search"
 DESCRIPTION = "Search the web. Returns a title, URL, and snippet for each result."
+TITLE = _("Web search")
+HELP_TEXT = _(
+    "The assistant may look things up with a search engine. The words it searches for are sent to that engine."
+)
 FRESHNESS_VALUES = ("day", "week", "month", "year")
 #: Safe search levels from the least to the most strict: a call may ask for a stricter level than the
 #: operator's, never a looser one.
@@ -117,6 +121,8 @@ class WebSearchPlugin(Plugin):
                     default_enabled=False,
                     user_toggle=bool(options.get("user_toggle", True)),
                     untrusted=True,
+                    title=TITLE,
+                    help_text=HELP_TEXT,
                 )
             )
             return
@@ -133,6 +139,8 @@ class WebSearchPlugin(Plugin):
                 default_enabled=bool(options["enabled_by_default"]),
                 user_toggle=bool(options["user_toggle"]),
                 untrusted=True,
+                title=TITLE,
+                help_text=HELP_TEXT,
             )
         )
 

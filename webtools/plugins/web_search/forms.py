@@ -52,6 +52,22 @@ def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
     return fields
 
 
+def engine_field(engines: Sequence[Engine], choices: list, **kwargs: Any) -> forms.ChoiceField:
+    """The engine choice, with each engine's key page and pricing note as ``choice_help`` (the settings
+    page shows the chosen engine's)."""
+    field = forms.ChoiceField(label=_("Engine"), choices=choices, **kwargs)
+    field.choice_help = {
+        e.id: {
+            "note": e.pricing,
+            "url": e.key_url if e.needs_key else "",
+            "link": format_lazy(_("Get a {name} API key"), name=e.name),
+        }
+        for e in engines
+        if e.pricing or (e.key_url and e.needs_key)
+    }
+    return field
+
+
 def show_when(engines: Sequence[Engine]) -> dict[str, tuple[str, tuple[str, ...]]]:
     """Which fields show for which engines, in the options form and the user settings form alike."""
     rules = {
@@ -85,9 +101,9 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
     with_base_url = ", ".join(e.name for e in engines if e.needs_base_url)
 
     fields: dict[str, Any] = {
-        "engine": forms.ChoiceField(
-            label=_("Engine"),
-            choices=[("", "---------"), *((e.id, e.name) for e in engines)],
+        "engine": engine_field(
+            engines,
+            [("", "---------"), *((e.id, e.name) for e in engines)],
             help_text=_("The search engine used for everyone who may use the operator's engine."),
         ),
         "api_key": SecretField(
@@ -186,11 +202,11 @@ def build_user_settings_form(engines: Sequence[Engine], options: Mapping[str, An
     by_id = {e.id: e for e in engines}
     admin_engine = options.get("engine") or ""
     fields: dict[str, Any] = {
-        "engine": forms.ChoiceField(
-            label=_("Engine"),
+        "engine": engine_field(
+            engines,
+            [(DEFAULT, _("Default (the site's engine)")), *((e.id, e.name) for e in engines)],
             required=False,
             initial=DEFAULT,
-            choices=[(DEFAULT, _("Default (the site's engine)")), *((e.id, e.name) for e in engines)],
         ),
         "api_key": SecretField(label=_("API key"), help_text=_("Your key for the engine you picked.")),
         "base_url": BaseURLField(

@@ -1,5 +1,7 @@
 // The settings page: renders each plugin's tool switches and settings form from the settings API.
-// A tool switch saves as soon as it changes; the settings form saves with its button.
+// A tool switch saves as soon as it changes; the settings form saves with its button. Every control is
+// a native, labelled form element (keyboard and screen readers work as on any form); messages go to a
+// role="status" region that stays until the next action, and errors sit under their fields.
 (function () {
   "use strict";
 
@@ -31,6 +33,15 @@
     return node;
   }
 
+  function httpUrl(url) {
+    try {
+      var parsed = new URL(url);
+      return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
+    } catch (e) {
+      return null;
+    }
+  }
+
   function toolUrl(plugin, tool) {
     return root.dataset.toolUrl.replace("PLUGIN", encodeURIComponent(plugin)).replace("TOOL", encodeURIComponent(tool));
   }
@@ -39,25 +50,33 @@
     return root.dataset.settingsUrl.replace("PLUGIN", encodeURIComponent(plugin));
   }
 
+  // The last message of each plugin's block, kept across re-renders so a confirmation stays.
+  var messages = {};
+
   function status(block, text, failed) {
+    messages[block.dataset.plugin] = { text: text, failed: !!failed };
     var node = block.querySelector(".wt-status");
     node.textContent = text;
     node.classList.toggle("wt-failed", !!failed);
   }
 
   function renderTools(block, plugin) {
-    var list = el("ul", { "class": "wt-tools" });
-    plugin.tools.filter(function (t) { return t.userToggle; }).forEach(function (tool) {
-      var item = el("li");
+    var tools = plugin.tools.filter(function (t) { return t.userToggle; });
+    if (!tools.length) return;
+    var group = el("fieldset", { "class": "wt-tools" });
+    group.appendChild(el("legend", {}, "Tools the assistant may use"));
+    tools.forEach(function (tool) {
       var id = "wt-tool-" + plugin.id + "-" + tool.name;
-      var box = el("input", { type: "checkbox", id: id, "data-tool": tool.name });
+      var row = el("div", { "class": "wt-tool" });
+      var box = el("input", { type: "checkbox", id: id, "data-tool": tool.name,
+        "aria-describedby": id + "-help" });
       box.checked = tool.enabled;
       box.addEventListener("change", function () {
         box.disabled = true;
         api("PUT", toolUrl(plugin.id, tool.name), { enabled: box.checked }).then(function (result) {
           box.disabled = false;
           if (result.ok) {
-            status(block, tool.name + (box.checked ? " is on." : " is off."));
+            status(block, tool.title + (box.checked ? " is on." : " is off."));
           } else {
             box.checked = !box.checked;
             status(block, (result.data && result.data.detail) || "Could not save.", true);
@@ -68,18 +87,18 @@
           status(block, "Could not reach the server.", true);
         });
       });
-      item.appendChild(box);
-      item.appendChild(document.createTextNode(" "));
-      item.appendChild(el("label", { "for": id }, tool.name));
-      item.appendChild(el("span", { "class": "wt-desc" }, tool.description));
-      list.appendChild(item);
+      var label = el("label", { "for": id });
+      label.appendChild(el("span", { "class": "wt-tool-title" }, tool.title));
+      row.appendChild(box);
+      row.appendChild(label);
+      row.appendChild(el("p", { "class": "wt-help", id: id + "-help" }, tool.helpText || tool.description));
+      group.appendChild(row);
     });
-    if (list.children.length) block.appendChild(list);
+    block.appendChild(group);
   }
 
-  function fieldInput(name, prop, value, secretSet) {
+  function fieldInput(id, name, prop, value) {
     var input;
-    var id = "wt-field-" + name;
     if (prop.enum) {
       input = el("select", { id: id, name: name });
       prop.enum.forEach(function (option, i) {
@@ -94,8 +113,7 @@
       input = el("textarea", { id: id, name: name, rows: "3" });
       input.value = (value || []).join("\n");
     } else if (prop.writeOnly) {
-      input = el("input", { id: id, name: name, type: "password", autocomplete: "off",
-        placeholder: secretSet ? "Set — leave blank to keep" : "Not set" });
+      input = el("input", { id: id, name: name, type: "password", autocomplete: "off", spellcheck: "false" });
     } else {
       input = el("input", { id: id, name: name, type: prop.format === "uri" ? "url" : (prop.type === "integer" ? "number" : "text") });
       input.value = value === null || value === undefined ? "" : value;
@@ -109,7 +127,7 @@
     Object.keys(schema.properties).forEach(function (name) {
       var prop = schema.properties[name];
       var input = form.elements[name];
-      if (!input) return;
+      if (!input || input.closest("[hidden]")) return;  // fields hidden by show-when do not apply
       if (prop.writeOnly) {
         if (form.elements[name + "__clear"] && form.elements[name + "__clear"].checked) body[name] = null;
         else if (input.value) body[name] = input.value;
@@ -121,59 +139,156 @@
     return body;
   }
 
+  // Whether a secret is stored for the values now chosen in the form (a key is kept per engine).
+  function secretStored(form, plugin, name) {
+    var rule = plugin.schema.properties[name]["x-show-when"];
+    if (!rule) return !!plugin.secrets[name];
+    var controller = form.elements[rule.field];
+    return (plugin.secretsFor[name] || []).indexOf(controller ? controller.value : "") !== -1;
+  }
+
+  function updateSecrets(form, plugin) {
+    Object.keys(plugin.schema.properties).forEach(function (name) {
+      if (!plugin.schema.properties[name].writeOnly) return;
+      var stored = secretStored(form, plugin, name);
+      var input = form.elements[name];
+      input.placeholder = stored ? "Saved — leave blank to keep it" : "Not set";
+      var clear = form.querySelector('[data-clear-for="' + name + '"]');
+      if (clear) clear.hidden = !stored;
+    });
+  }
+
+  // The help of the chosen option (an engine's key page and pricing), from x-choice-help.
+  function updateChoiceHelp(form, schema) {
+    form.querySelectorAll("[data-choice-help-for]").forEach(function (node) {
+      var name = node.getAttribute("data-choice-help-for");
+      var help = (schema.properties[name]["x-choice-help"] || {})[form.elements[name].value];
+      node.textContent = "";
+      node.hidden = !help;
+      if (!help) return;
+      if (help.note) node.appendChild(document.createTextNode(help.note + " "));
+      var href = help.url && httpUrl(help.url);
+      if (href) {
+        var a = el("a", { href: href, target: "_blank", rel: "noopener noreferrer" }, help.link || "Get a key");
+        node.appendChild(a);
+      }
+    });
+  }
+
+  function showErrors(form, block, errors) {
+    var first = null;
+    Object.keys(errors || {}).forEach(function (field) {
+      var text = [].concat(errors[field]).join(" ");
+      var target = form.querySelector('[data-error-for="' + field + '"]');
+      var input = form.elements[field];
+      if (target && input && !target.parentNode.closest("[hidden]")) {
+        target.textContent = text;
+        target.hidden = false;
+        input.setAttribute("aria-invalid", "true");
+        first = first || input;
+      } else {
+        var general = form.querySelector(".wt-form-error");
+        general.textContent = (general.textContent ? general.textContent + " " : "") + text;
+        general.hidden = false;
+      }
+    });
+    status(block, "Not saved: please correct the errors below.", true);
+    if (first) first.focus();
+  }
+
+  function clearErrors(form) {
+    form.querySelectorAll(".wt-error, .wt-form-error").forEach(function (n) { n.textContent = ""; n.hidden = true; });
+    form.querySelectorAll("[aria-invalid]").forEach(function (n) { n.removeAttribute("aria-invalid"); });
+  }
+
   function renderSettings(block, plugin) {
     if (!plugin.schema) return;
-    var form = el("form", { "class": "wt-form", novalidate: "" });
+    var form = el("form", { "class": "wt-form", novalidate: "", "aria-label": plugin.name + " settings" });
     var schema = plugin.schema;
+    form.appendChild(el("p", { "class": "wt-form-error", role: "alert", hidden: "" }));
     Object.keys(schema.properties).forEach(function (name) {
       var prop = schema.properties[name];
-      var wrap = el("div", { "class": "wt-field" });
-      var input = fieldInput(name, prop, plugin.settings[name], plugin.secrets[name]);
-      var label = el("label", { "for": input.id }, prop.title || name);
-      wrap.appendChild(label);
+      var id = "wt-field-" + name;
+      var wrap = el("div", { "class": "wt-field" + (prop.type === "boolean" ? " wt-check" : "") });
+      var input = fieldInput(id, name, prop, plugin.settings[name]);
+      var described = [];
+      wrap.appendChild(el("label", { "for": id }, prop.title || name));
       wrap.appendChild(input);
-      if (prop.writeOnly && plugin.secrets[name]) {
-        var clear = el("label", { "class": "wt-help" });
+      if (prop.description) {
+        wrap.appendChild(el("p", { "class": "wt-help", id: id + "-help" }, prop.description));
+        described.push(id + "-help");
+      }
+      if (prop["x-choice-help"]) {
+        wrap.appendChild(el("p", { "class": "wt-help wt-choice-help", id: id + "-choice", "data-choice-help-for": name }));
+        described.push(id + "-choice");
+      }
+      if (prop.writeOnly) {
+        var clear = el("label", { "class": "wt-clear", "data-clear-for": name });
         var box = el("input", { type: "checkbox", name: name + "__clear" });
-        if (prop["x-show-when"]) box.setAttribute("data-show-when", JSON.stringify(prop["x-show-when"]));
         clear.appendChild(box);
-        clear.appendChild(document.createTextNode(" Clear the stored value"));
+        clear.appendChild(document.createTextNode(" Remove the saved " + (prop.title || name)));
         wrap.appendChild(clear);
       }
-      if (prop.description) wrap.appendChild(el("div", { "class": "wt-help" }, prop.description));
-      wrap.appendChild(el("div", { "class": "wt-error", "data-error-for": name }));
+      wrap.appendChild(el("p", { "class": "wt-error", id: id + "-error", "data-error-for": name, hidden: "" }));
+      described.push(id + "-error");
+      input.setAttribute("aria-describedby", described.join(" "));
       form.appendChild(wrap);
     });
-    var save = el("button", { type: "submit" }, "Save settings");
+    var actions = el("div", { "class": "wt-actions" });
+    var save = el("button", { type: "submit", "class": "wt-primary" }, "Save settings");
     var reset = el("button", { type: "button" }, "Clear my settings");
-    form.appendChild(save);
-    form.appendChild(document.createTextNode(" "));
-    form.appendChild(reset);
+    actions.appendChild(save);
+    actions.appendChild(reset);
+    form.appendChild(actions);
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      form.querySelectorAll(".wt-error").forEach(function (n) { n.textContent = ""; });
+      clearErrors(form);
+      save.disabled = true;
       api("PUT", settingsUrl(plugin.id), readForm(form, schema)).then(function (result) {
+        save.disabled = false;
         if (result.ok) {
           status(block, "Settings saved.");
-          load();
+          replace(block, result.data);
         } else {
-          Object.keys(result.data || {}).forEach(function (field) {
-            var target = form.querySelector('[data-error-for="' + field + '"]');
-            var text = [].concat(result.data[field]).join(" ");
-            if (target) target.textContent = text; else status(block, text, true);
-          });
-          status(block, "Please correct the errors below.", true);
+          showErrors(form, block, result.data);
         }
+      }, function () {
+        save.disabled = false;
+        status(block, "Could not reach the server; nothing was saved.", true);
       });
     });
     reset.addEventListener("click", function () {
       api("DELETE", settingsUrl(plugin.id)).then(function (result) {
-        status(block, result.ok ? "Settings cleared." : "Could not clear.", !result.ok);
+        status(block, result.ok ? "Your settings were cleared." : "Could not clear your settings.", !result.ok);
         if (result.ok) load();
       });
     });
+    form.addEventListener("change", function () {
+      updateSecrets(form, plugin);
+      updateChoiceHelp(form, schema);
+    });
     block.appendChild(form);
     window.webtoolsShowWhen.bind(form);
+    updateSecrets(form, plugin);
+    updateChoiceHelp(form, schema);
+  }
+
+  function renderBlock(plugin) {
+    var block = el("section", { "class": "wt-plugin", "data-plugin": plugin.id, "aria-labelledby": "wt-h-" + plugin.id });
+    block.appendChild(el("h2", { id: "wt-h-" + plugin.id }, plugin.name));
+    block.appendChild(el("p", { "class": "wt-status", role: "status", "aria-live": "polite" }));
+    renderTools(block, plugin);
+    renderSettings(block, plugin);
+    var kept = messages[plugin.id];
+    if (kept) status(block, kept.text, kept.failed);
+    return block;
+  }
+
+  function replace(block, plugin) {
+    var fresh = renderBlock(plugin);
+    block.replaceWith(fresh);
+    var save = fresh.querySelector(".wt-primary");
+    if (save) save.focus();  // keyboard users stay where they were
   }
 
   function render(plugins) {
@@ -181,14 +296,7 @@
     if (!plugins.length) {
       root.appendChild(el("p", {}, "No tool has settings you can change."));
     }
-    plugins.forEach(function (plugin) {
-      var block = el("section", { "class": "wt-plugin", "data-plugin": plugin.id });
-      block.appendChild(el("h2", {}, plugin.name));
-      block.appendChild(el("div", { "class": "wt-status", role: "status" }));
-      renderTools(block, plugin);
-      renderSettings(block, plugin);
-      root.appendChild(block);
-    });
+    plugins.forEach(function (plugin) { root.appendChild(renderBlock(plugin)); });
     root.setAttribute("data-loaded", "true");
   }
 

@@ -141,6 +141,10 @@ class Engine:
     max_count: int = 20
     #: Options of this engine alone, by field name.
     extra_fields: Mapping[str, ExtraField] = {}
+    #: The page where an operator or user gets a key (listed in docs/engines.md).
+    key_url: str = ""
+    #: One sentence on what searching with the engine costs, shown beside the key field.
+    pricing: str = ""
 
     def request(self, search: Search) -> Request:
         """The HTTP request for ``search``."""

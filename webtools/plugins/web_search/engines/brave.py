@@ -45,6 +45,8 @@ class BraveEngine(Engine):
     name = "Brave"
     needs_key = True
     endpoint = "https://api.search.brave.com/res/v1/web/search"
+    key_url = "https://api-dashboard.search.brave.com/app/keys"
+    pricing = "Brave's free plan asks that results credit Brave Search; paid plans bill per search."
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf", "intitle:word")
     supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE, LOCATION})
     max_count = 20

@@ -38,6 +38,7 @@ class DuckDuckGoEngine(Engine):
     id = "duckduckgo"
     name = "DuckDuckGo"
     endpoint = "https://html.duckduckgo.com/html/"
+    pricing = "Free and without a key, but best effort: DuckDuckGo rate-limits and blocks automated searches."
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf")
     supports = frozenset({FRESHNESS, SAFE_SEARCH})
     max_count = 20

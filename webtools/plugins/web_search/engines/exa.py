@@ -49,6 +49,8 @@ class ExaEngine(Engine):
     name = "Exa"
     needs_key = True
     endpoint = "https://api.exa.ai/search"
+    key_url = "https://dashboard.exa.ai/api-keys"
+    pricing = "Free starting credits, then paid per search."
     supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY, ALLOWED_DOMAINS, BLOCKED_DOMAINS})
     max_count = 20
 

@@ -51,6 +51,8 @@ class FirecrawlEngine(Engine):
     name = "Firecrawl"
     needs_key = True
     endpoint = "https://api.firecrawl.dev/v2/search"
+    key_url = "https://www.firecrawl.dev/app/api-keys"
+    pricing = "Free starting credits, then paid plans."
     operators = ("site:example.com", '"exact phrase"', "-term")
     supports = frozenset({FRESHNESS, COUNTRY, LOCATION})
     max_count = 20

@@ -47,6 +47,11 @@ class GoogleEngine(Engine):
     name = "Google Programmable Search"
     needs_key = True
     endpoint = "https://www.googleapis.com/customsearch/v1"
+    key_url = "https://console.cloud.google.com/apis/credentials"
+    pricing = (
+        "A daily number of free searches, then billed per search; also needs a "
+        "Programmable Search Engine ID (cx)."
+    )
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf", "intitle:word", "OR")
     supports = frozenset({FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE})
     max_count = 10

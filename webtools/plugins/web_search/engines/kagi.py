@@ -27,6 +27,8 @@ class KagiEngine(Engine):
     name = "Kagi"
     needs_key = True
     endpoint = "https://kagi.com/api/v0/search"
+    key_url = "https://kagi.com/settings?p=api"
+    pricing = "Paid per search from your Kagi account's API balance."
     operators = ("site:example.com", '"exact phrase"', "-term", "filetype:pdf", "intitle:word", "inurl:word")
     max_count = 20
 

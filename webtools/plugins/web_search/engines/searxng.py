@@ -29,6 +29,7 @@ class SearxngEngine(Engine):
     id = "searxng"
     name = "SearXNG"
     needs_base_url = True
+    pricing = "Free: your own SearXNG instance, with the json format enabled in its settings.yml."
     operators = ("site:example.com", '"exact phrase"')
     supports = frozenset({FRESHNESS, SAFE_SEARCH, LANGUAGE})
     # SearXNG has no count parameter: it answers one page (about 20 results), cut by the shared code.

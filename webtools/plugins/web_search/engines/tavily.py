@@ -35,6 +35,8 @@ class TavilyEngine(Engine):
     name = "Tavily"
     needs_key = True
     endpoint = "https://api.tavily.com/search"
+    key_url = "https://app.tavily.com/home"
+    pricing = "Free monthly credits, then paid plans."
     supports = frozenset({FRESHNESS, ALLOWED_DOMAINS, BLOCKED_DOMAINS})
     max_count = 20
 
