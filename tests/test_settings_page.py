@@ -57,7 +57,8 @@ def test_key_field_shows_only_for_modes_that_use_a_key_and_settings_save(browser
 
     browser.find_element(By.ID, "wt-field-api_key").send_keys("my-own-key-123456")
     browser.find_element(By.CSS_SELECTOR, '[data-plugin="demo"] button[type="submit"]').click()
-    wait_for(browser, lambda d: UserPluginSettings.objects.filter(user=logged_in).exists())
+    # Wait on the page, not the database: polling SQLite while the server writes can lock its table.
+    wait_for(browser, lambda d: status_text(d, "demo") == "Settings saved.")
     row = UserPluginSettings.objects.get(user=logged_in)
     assert row.values["mode"] == "keyed" and row.get_secrets() == {"api_key@keyed": "my-own-key-123456"}
     open_page(browser, live_server)
