@@ -41,7 +41,7 @@ def _assemble(objects: list[bytes]) -> bytes:
 def make_shared_stream_pdf(stream_bytes: int = 8_000_000, pages: int = 3, *, first_page: str | None = None) -> bytes:
     """The hostile PDF of issue 9: ``pages`` pages that all show one content stream of ``stream_bytes``
     bytes of text operators, compressed to a few kilobytes (8 MB gives a 24 KB file whose text takes
-    pypdf about ten seconds of CPU a page). With ``first_page``, a normal page comes first."""
+    pypdf about 20 s of CPU a page). With ``first_page``, a normal page comes first."""
     unit = b"BT /F1 12 Tf 72 720 Td (Hostile text run) Tj ET\n"
     shared = zlib.compress(unit * (stream_bytes // len(unit)), 9)
     plain = [first_page] if first_page is not None else []

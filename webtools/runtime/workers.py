@@ -2,7 +2,7 @@
 
 Checks of the ``Deadline`` inside reading loops end most reading on time, but some work cannot be
 interrupted from inside: pypdf extracts one page's text in one call, and a 28 KB PDF whose pages share
-an 8 MB content stream keeps it busy for ten seconds a page. A thread cannot be stopped in Python; a
+an 8 MB content stream keeps it busy for 20 s of CPU a page. A thread cannot be stopped in Python; a
 process can. So the reading of downloaded bytes (HTML extraction, feeds, PDF text) runs in a warm worker
 process, and when the call's deadline passes (plus ``GRACE_SECONDS``) or the turn is cancelled, the
 caller kills the worker and answers at once. The runtime never keeps burning CPU for a call it gave up on.
