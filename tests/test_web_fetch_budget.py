@@ -8,6 +8,8 @@ import threading
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.documents import table_feed, table_page
 from tests.pdfs import make_pdf, make_shared_stream_pdf
@@ -15,6 +17,7 @@ from tests.processes import assert_nothing_keeps_reading
 from tests.servers import Reply
 from tests.test_web_fetch import _pdf_ingesters as pdf_ingesters
 from tests.test_web_fetch import call, client, html, make_tool, server  # noqa: F401 - fixtures
+from webtools.plugins.web_fetch.tool import cut_markup
 from webtools.runtime import ReadingTooLong, ToolCancelled
 from webtools.runtime.workers import GRACE_SECONDS
 from webtools.testing import tool_context_for_test
@@ -163,3 +166,30 @@ def test_without_max_document_characters_ten_parts_are_kept(client, server):  # 
     out = call(client, server.url("/doc.txt"), max_characters=500)
     assert 4500 < out["totalCharacters"] < 5100
     assert make_tool().handler.options.document_characters == 200_000
+
+
+# -- the cuts, for any input ------------------------------------------------------------------------
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=300), st.integers(min_value=1, max_value=300))
+def test_cut_markup_is_a_prefix_within_the_limit_that_never_ends_inside_a_tag(data, limit):
+    cut = cut_markup(data, limit)
+    assert data.startswith(cut) and len(cut) <= limit
+    if len(data) <= limit:
+        assert cut == data
+    elif b"<" in data[1:limit]:
+        assert data[len(cut):len(cut) + 1] == b"<"  # it stops right before the tag the limit fell in
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(max_size=3000), st.integers(min_value=500, max_value=2000))
+def test_kept_text_is_within_max_document_characters_and_says_when_it_was_cut(text, limit):
+    tool = make_tool(max_document_characters=limit).handler
+    page = tool._kept("http://page.test/", None, text)
+    if len(text.strip()) <= limit:
+        assert page.text == text.strip()
+    else:
+        kept, note = page.text.rsplit("\n\n", 1)
+        assert text.strip().startswith(kept) and len(kept) <= limit
+        assert note == f"[The text is longer: only its first {len(kept)} characters are kept.]"
