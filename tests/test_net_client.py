@@ -317,6 +317,15 @@ def test_check_hop_sees_every_url_and_can_refuse_before_connecting(public):
     assert public.hits("/forbidden") == 0
 
 
+def test_check_hop_sees_the_query_parameters_that_are_sent(public):
+    seen = []
+    with HttpClient(policy=PUBLIC).follow("GET", public.url("/search"), params={"q": "a b", "n": "1"},
+                                          check_hop=lambda url: seen.append(url), timeout=5):
+        pass
+    assert [str(url) for url in seen] == [public.url("/search?q=a+b&n=1")]
+    assert (public.requests[0].path, public.requests[0].query) == ("/search", "q=a+b&n=1")
+
+
 def test_see_other_turns_post_into_get_and_cross_origin_hop_drops_credentials(public):
     with LoopbackServer({"*": OK}) as other:
         public.route("/form", redirect(other.url("/done"), status=303))

@@ -666,6 +666,10 @@ class HttpClient:
         """
         deadline = _Deadline(timeout, cancel)
         first = target = read_url(url)
+        if params:
+            # check_hop judges the URL that is sent, query parameters included.
+            first = target = self._prepare("GET", target, None, params, None, None)[1]
+            params = None
         hops = 0
         headers = dict(headers or {})
         while True:
