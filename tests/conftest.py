@@ -5,6 +5,17 @@ import pytest
 from django.apps import apps
 
 
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    """Each test starts with an empty cache: the limits' windows and the shared cache live there, and
+    with Redis (CI's second pass) they would outlive the test."""
+    from django.core.cache import caches
+
+    for cache in caches.all():
+        cache.clear()
+    yield
+
+
 @pytest.fixture(scope="module")
 def browser():
     """A real headless Chromium, shared by a module's tests (see ``tests/browser.py``)."""

@@ -8,6 +8,7 @@ A host project configures webtools with one dict::
         "ALLOW_PRIVATE_NETWORKS": False,  # True turns the SSRF guard off
         "APP_NAME": "webtools",           # product token in the User-Agent and robots.txt
         "PUBLIC_URL": "",                 # where operators of fetched sites can read about the bot
+        "CACHE": "default",               # Django cache alias of the limits' counters and the shared cache
     }
 """
 from __future__ import annotations
@@ -33,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
     # Engine id -> endpoint URL replacing the engine's public endpoint, for a proxy or a recorded
     # engine in tests. Admin-set URLs: reached with the plain client.
     "ENGINE_URLS": {},
+    # The alias in CACHES that keeps per-minute windows, slots, cool-downs and the shared cache of
+    # results. Redis (or Memcached) when several workers serve: see docs/deploy.md.
+    "CACHE": "default",
 }
 
 _MISSING = object()

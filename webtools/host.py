@@ -19,6 +19,7 @@ from . import conf, crypto
 from .exceptions import WebtoolsConfigurationError
 from .runtime import Ingesters, Plugin, PluginSetup, Registry, Turn, secret_fields
 from .signals import send_call_signals
+from .stores import DjangoCache, DjangoStore
 
 logger = logging.getLogger("webtools.host")
 
@@ -341,4 +342,6 @@ def start_turn(
         user_agent=agent,
         on_call=send_call_signals,
         messages=messages,
+        limits=DjangoStore(),
+        shared_cache=DjangoCache(),
     )

@@ -97,3 +97,70 @@ class UserPluginSettings(SecretsMixin):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.plugin}"
+
+
+class Usage(models.Model):
+    """Requests sent for one user with one tool and engine on one UTC day: the operator's view of use."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=_("user"),
+    )
+    tool = models.CharField(_("tool"), max_length=100)
+    engine = models.CharField(_("engine"), max_length=100, blank=True)
+    day = models.DateField(_("day (UTC)"))
+    operator_key = models.BooleanField(
+        _("operator's key"), help_text=_("Spent the operator's key (or the server's address), not the user's.")
+    )
+    requests = models.PositiveIntegerField(_("requests"), default=0)
+
+    class Meta:
+        verbose_name = _("usage")
+        verbose_name_plural = _("usage")
+        ordering = ["-day", "tool", "engine"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["user", "tool", "engine", "day", "operator_key"], name="webtools_usage_unique"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.day} · {self.user or '-'} · {self.tool} {self.engine}: {self.requests}"
+
+
+class DailyCount(models.Model):
+    """A counter of one UTC day (a user's searches on the operator's key), incremented atomically."""
+
+    name = models.CharField(_("name"), max_length=200)
+    day = models.DateField(_("day (UTC)"))
+    count = models.PositiveIntegerField(_("count"), default=0)
+
+    class Meta:
+        verbose_name = _("daily count")
+        verbose_name_plural = _("daily counts")
+        constraints = [models.UniqueConstraint(fields=["name", "day"], name="webtools_daily_count_unique")]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.day}: {self.count}"
+
+
+class EnginePrice(models.Model):
+    """What the operator pays an engine, for the usage page's cost estimate."""
+
+    engine = models.CharField(_("engine"), max_length=100, unique=True)
+    price_per_1000 = models.DecimalField(
+        _("price per 1,000 requests"), max_digits=10, decimal_places=4,
+        help_text=_("In your billing currency; the estimate multiplies it by the requests on your key."),
+    )
+
+    class Meta:
+        verbose_name = _("engine price")
+        verbose_name_plural = _("engine prices")
+        ordering = ["engine"]
+
+    def __str__(self) -> str:
+        return f"{self.engine}: {self.price_per_1000} per 1,000"

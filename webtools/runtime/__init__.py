@@ -5,11 +5,11 @@ the database for a host; tests and third-party plugins can build one directly.
 """
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 
-from . import domains, workers
+from . import cache, domains, limits, workers
 from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
-from .plugins import CommaListField, Plugin, PluginSetup, SecretField, secret_fields
+from .plugins import CommaListField, LimitField, Plugin, PluginSetup, SecretField, cache_ttl_field, secret_fields
 from .redaction import excerpt, redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .turn import Turn
@@ -22,6 +22,7 @@ __all__ = [
     "Deadline",
     "CommaListField",
     "IngestInput",
+    "LimitField",
     "Ingester",
     "Ingesters",
     "Plugin",
@@ -36,8 +37,11 @@ __all__ = [
     "ToolResult",
     "Turn",
     "TurnError",
+    "cache",
+    "cache_ttl_field",
     "domains",
     "excerpt",
+    "limits",
     "workers",
     "redact",
     "output_text",

@@ -13,6 +13,7 @@ from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
 
 from .ingesters import Ingesters
+from .limits import LimitStore, MemoryStore
 
 #: The lexicon's limit on a source title, counted in grapheme clusters (what a reader sees as one
 #: character), so that a flag or a family emoji is never cut in half.
@@ -103,7 +104,9 @@ class ToolContext:
     ``fetch`` is the guarded HTTP client for URLs chosen by users or the model (a plain client when the
     operator set ``ALLOW_PRIVATE_NETWORKS``); ``http`` is the plain client, for URLs the operator set in
     a plugin's options. ``settings`` are the user's settings of the tool's plugin, secrets decrypted.
-    ``turn_cache`` is private to the tool and lives for one turn.
+    ``turn_cache`` is private to the tool and lives for one turn. ``limits`` is where per-user and
+    per-engine counts live (``runtime.limits``); ``shared_cache`` is the cache shared by all turns and
+    workers (``runtime.cache``), or None.
     """
 
     user: str
@@ -123,6 +126,8 @@ class ToolContext:
     #: ``url in ctx.conversation_urls``). A ``Turn`` always sets it; None means no conversation is
     #: tracked (a handler called directly, as in ``tool_context_for_test``).
     conversation_urls: Any = None
+    limits: LimitStore = field(default_factory=MemoryStore)
+    shared_cache: Any = None
 
     def audit(self, **details: Any) -> None:
         """Record facts about this call for the operator's audit signals and logs.

@@ -85,6 +85,27 @@ class CommaListField(forms.Field):
         return value
 
 
+class LimitField(forms.IntegerField):
+    """A limit an operator sets: a whole number, 0 for no limit, left blank for the documented default."""
+
+    def __init__(self, *, initial: int, max_value: int | None = None, **kwargs: Any) -> None:
+        kwargs.setdefault("required", False)
+        super().__init__(initial=initial, min_value=0, max_value=max_value, **kwargs)
+
+    def to_python(self, value: Any) -> int:
+        value = super().to_python(value)
+        return self.initial if value is None else value
+
+
+def cache_ttl_field(what: str) -> LimitField:
+    """The ``cache_ttl_seconds`` option every plugin with a shared cache has (off by default)."""
+    return LimitField(
+        initial=0, max_value=7 * 24 * 3600, label="Shared cache (seconds)",
+        help_text=f"Keep {what} this long in the shared cache, for every user whose rules give the same "
+        "result. 0 turns the cache off. See the privacy note in docs/deploy.md.",
+    )
+
+
 def secret_fields(form_class: type[forms.BaseForm]) -> list[str]:
     """The names of a settings form's secret fields."""
     return [name for name, f in form_class.base_fields.items() if isinstance(f, SecretField)]

@@ -40,6 +40,13 @@ class Tool:
     def display_title(self) -> str:
         """``title``, else the name made readable (``web_search`` → "Web search")."""
         return str(self.title) if self.title else self.name.replace("_", " ").capitalize()
+    #: Calls allowed in one turn (0: no limit); the call past it is an error the model can act on.
+    max_uses: int = 0
+    #: That error's message; the default names the tool.
+    max_uses_message: str = ""
+
+    def limit_message(self) -> str:
+        return self.max_uses_message or f"The {self.name} limit for this answer is reached."
 
     def is_enabled(self, stored_choice: bool | None) -> bool:
         """The user's stored choice wins only for a tool with ``user_toggle``; else the default."""

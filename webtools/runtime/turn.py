@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import traceback
 import uuid
@@ -16,6 +17,7 @@ from webtools.exceptions import ToolCancelled, ToolError
 
 from .context import CancelSignal, Citations, ToolContext
 from .ingesters import Ingesters
+from .limits import LimitStore, MemoryStore
 from .provenance import ConversationUrls
 from .redaction import redact, redact_data
 from .tools import Registry, Tool, ToolResult, select_tools
@@ -58,6 +60,8 @@ class Turn:
         user_agent: str = "webtools",
         on_call: Callable[[ToolResult, dict], None] | None = None,
         messages: Iterable[str] = (),
+        limits: LimitStore | None = None,
+        shared_cache: Any = None,
     ) -> None:
         self.registry = registry
         self.ingesters = ingesters or Ingesters()
@@ -75,6 +79,11 @@ class Turn:
         self._secrets = frozenset(s for s in secrets if s)
         self._on_call = on_call
         self._caches: dict[str, dict] | None = {}
+        #: Per-user and per-engine counts (a store of this turn alone unless the host hands one over).
+        self.limits: LimitStore = limits if limits is not None else MemoryStore()
+        self.shared_cache = shared_cache
+        self._uses: dict[str, int] = {}
+        self._uses_lock = threading.Lock()
         self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
         self._offered = {tool.name: tool for tool in self.tools}
 
@@ -166,6 +175,8 @@ class Turn:
         problem = self._validate(tool, input)
         if problem:
             return self._result(name, call_id, input, problem, tool, [])
+        if not self._count_use(tool):
+            return self._result(name, call_id, input, tool.limit_message(), tool, [])
 
         cited: list = []
         ctx = ToolContext(
@@ -182,6 +193,8 @@ class Turn:
             user_agent=self.user_agent,
             audit_details=details,
             conversation_urls=self.urls,
+            limits=self.limits,
+            shared_cache=self.shared_cache,
         )
         try:
             self.signal.raise_if_cancelled()
@@ -207,6 +220,15 @@ class Turn:
             model_text=model_text(output, tool.untrusted),
             citations=cited,
         )
+
+    def _count_use(self, tool: Tool) -> bool:
+        """Count a call of ``tool``; False when it is past the tool's ``max_uses`` for this turn."""
+        with self._uses_lock:
+            used = self._uses.get(tool.name, 0)
+            if tool.max_uses and used >= tool.max_uses:
+                return False
+            self._uses[tool.name] = used + 1
+            return True
 
     def _validate(self, tool: Tool, input: Any) -> str | None:
         validator = jsonschema.Draft202012Validator(tool.input_schema)

@@ -1,0 +1,161 @@
+"""The limits' store and the shared cache of the Django shell, handed to each turn by ``host.start_turn``.
+
+Where each count lives, so that it holds across worker processes and servers:
+
+- daily counts (a user's searches on the operator's key) and usage: in the database, as rows changed by
+  one conditional ``UPDATE`` each, which PostgreSQL and SQLite both apply atomically;
+- per-minute windows, slots of calls in progress and engines' cool-downs: in Django's cache
+  (``WEBTOOLS["CACHE"]``, default ``"default"``), with ``add`` and ``incr``, which Redis, Memcached and
+  the local-memory cache do atomically. The local-memory cache is per process: with several workers use
+  Redis (docs/deploy.md). The database and file caches do not increment atomically.
+"""
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from django.core.cache import caches
+from django.db import IntegrityError, transaction
+from django.db.models import F
+
+from . import conf
+from .runtime.limits import CONCURRENT, DAY, MINUTE, Counter, Usage, minute_window, utc_day
+
+PREFIX = "webtools:limits"
+#: The most slots a concurrency limit may have (slots are scanned to count them).
+MAX_SLOTS = 64
+#: Seconds a per-minute window is kept: its minute and the next, for calls that release late.
+WINDOW_TTL = 120
+
+
+def cache():
+    return caches[conf.get_setting("CACHE")]
+
+
+class DjangoStore:
+    """A ``runtime.limits.LimitStore`` over the database and Django's cache."""
+
+    def __init__(self, clock=time.time) -> None:
+        self._clock = clock
+        self.cache = cache()
+
+    # -- the store interface ------------------------------------------------------------------------
+
+    def count(self, counter: Counter) -> int:
+        if counter.kind == MINUTE:
+            return int(self.cache.get(self._minute_key(counter.name, minute_window(self._clock())), 0))
+        if counter.kind == DAY:
+            from .models import DailyCount
+
+            row = DailyCount.objects.filter(name=counter.name, day=utc_day(self._clock())).first()
+            return row.count if row else 0
+        return sum(1 for value in self.cache.get_many(self._slot_keys(counter.name)).values() if value)
+
+    def reserve(self, counter: Counter, limit: int) -> str | None:
+        if counter.kind == MINUTE:
+            return self._reserve_minute(counter.name, limit)
+        if counter.kind == DAY:
+            return self._reserve_day(counter.name, limit)
+        return self._reserve_slot(counter, limit)
+
+    def release(self, counter: Counter, token: str) -> None:
+        if counter.kind == MINUTE:
+            try:
+                self.cache.decr(self._minute_key(counter.name, int(token)))
+            except ValueError:
+                pass  # the window is gone: nothing to give back
+        elif counter.kind == DAY:
+            from .models import DailyCount
+
+            DailyCount.objects.filter(name=counter.name, day=token, count__gt=0).update(count=F("count") - 1)
+        else:
+            index, _, mark = token.partition(":")
+            key = self._slot_keys(counter.name)[int(index)]
+            if self.cache.get(key) == mark:
+                self.cache.delete(key)
+
+    def cool_down(self, name: str, seconds: float) -> None:
+        self.cache.set(f"{PREFIX}:cool:{name}", 1, timeout=max(1, round(seconds)))
+
+    def cooling(self, name: str) -> bool:
+        return self.cache.get(f"{PREFIX}:cool:{name}") is not None
+
+    def record(self, usage: Usage) -> None:
+        from .models import Usage as UsageRow
+
+        fields = {
+            "user_id": usage.user or None,
+            "tool": usage.tool,
+            "engine": usage.engine,
+            "day": utc_day(self._clock()),
+            "operator_key": usage.operator_key,
+        }
+        if UsageRow.objects.filter(**fields).update(requests=F("requests") + 1):
+            return
+        try:
+            with transaction.atomic():
+                UsageRow.objects.create(**fields, requests=1)
+        except IntegrityError:  # another worker created the row first
+            UsageRow.objects.filter(**fields).update(requests=F("requests") + 1)
+
+    # -- the kinds ----------------------------------------------------------------------------------
+
+    @staticmethod
+    def _minute_key(name: str, window: int) -> str:
+        return f"{PREFIX}:minute:{name}:{window}"
+
+    @staticmethod
+    def _slot_keys(name: str) -> list[str]:
+        return [f"{PREFIX}:slot:{name}:{i}" for i in range(MAX_SLOTS)]
+
+    def _reserve_minute(self, name: str, limit: int) -> str | None:
+        window = minute_window(self._clock())
+        key = self._minute_key(name, window)
+        for _ in range(2):
+            self.cache.add(key, 0, timeout=WINDOW_TTL)
+            try:
+                value = self.cache.incr(key)
+                break
+            except ValueError:
+                continue  # expired between add and incr: add it again
+        else:
+            return None
+        if value > limit:
+            # Over by this call: take it back. Callers racing here may be refused while the count is
+            # briefly high, but none gets past the limit.
+            self.cache.decr(key)
+            return None
+        return str(window)
+
+    def _reserve_day(self, name: str, limit: int) -> str | None:
+        from .models import DailyCount
+
+        day = utc_day(self._clock())
+        DailyCount.objects.get_or_create(name=name, day=day)
+        taken = DailyCount.objects.filter(name=name, day=day, count__lt=limit).update(count=F("count") + 1)
+        return day.isoformat() if taken else None
+
+    def _reserve_slot(self, counter: Counter, limit: int) -> str | None:
+        mark = uuid.uuid4().hex
+        ttl = max(1, round(counter.ttl))
+        for index, key in enumerate(self._slot_keys(counter.name)[: min(limit, MAX_SLOTS)]):
+            if self.cache.add(key, mark, timeout=ttl):
+                return f"{index}:{mark}"
+        return None
+
+
+class DjangoCache:
+    """The shared cache of results (``runtime.cache.SharedCache``) in Django's cache."""
+
+    def __init__(self) -> None:
+        self.cache = cache()
+
+    def get(self, key: str) -> Any | None:
+        return self.cache.get(key)
+
+    def set(self, key: str, value: Any, ttl: int) -> None:
+        self.cache.set(key, value, timeout=ttl)
+
+
+__all__ = ["CONCURRENT", "DAY", "MINUTE", "DjangoCache", "DjangoStore"]
