@@ -335,7 +335,7 @@ def test_test_engine_searches_through_the_shared_code(server, plain, settings):
     settings.WEBTOOLS = {**settings.WEBTOOLS, "ENGINE_URLS": {"echo": f"{server.base}/echo"}}
     opts = options(plugin, engine="echo")
     output, cited, _ = call(opts, {"query": "hello"}, http=plain, plugin=plugin)
-    assert output == {"results": [{"title": "Hi", "url": "https://echo.example/", "snippet": ""}]}
+    assert output == {"results": [{"title": "Hi", "url": "https://echo.example/", "snippet": ""}], "engine": "echo"}
     assert server.requests[-1]["headers"]["X-Echo-Key"] == ADMIN_KEY
     assert tool(opts, plugin)[1].description.endswith("Supported operators: echo:word.")
 

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import copy
 import json
+from decimal import Decimal
 
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db.models import Q, Sum
 from django.http import Http404
 from django.template.response import TemplateResponse
 from django.urls import path
@@ -24,7 +26,7 @@ from .host import (
     start_turn,
     validate_settings,
 )
-from .models import PluginOptions, UserPluginSettings, UserToolSetting
+from .models import EnginePrice, PluginOptions, Usage, UserPluginSettings, UserToolSetting
 from .runtime import SecretField
 
 
@@ -258,3 +260,55 @@ class UserPluginSettingsAdmin(admin.ModelAdmin):
         except WebtoolsConfigurationError:
             return str(_("cannot be decrypted with the configured keys"))
         return ", ".join(names) or "—"
+
+
+@admin.register(Usage)
+class UsageAdmin(admin.ModelAdmin):
+    """Requests per user, tool, engine and day (read only), with totals and an estimated cost per engine
+    from the operator's prices (``EnginePrice``) for the requests on the operator's key."""
+
+    list_display = ("day", "user", "tool", "engine", "operator_key", "requests")
+    list_filter = ("day", "tool", "engine", "operator_key")
+    date_hierarchy = "day"
+    search_fields = ("user__username",)
+    list_select_related = ("user",)
+    change_list_template = "admin/webtools/usage/change_list.html"
+
+    def has_add_permission(self, request):
+        return False
+
+    def has_change_permission(self, request, obj=None):
+        return False
+
+    def changelist_view(self, request, extra_context=None):
+        response = super().changelist_view(request, extra_context)
+        changelist = getattr(response, "context_data", {}).get("cl")
+        if changelist is not None:
+            response.context_data["usage_totals"] = usage_totals(changelist.queryset)
+        return response
+
+
+def usage_totals(queryset) -> list[dict]:
+    """Per tool and engine: requests, those on the operator's key, and their estimated cost."""
+    prices = dict(EnginePrice.objects.values_list("engine", "price_per_1000"))
+    rows = (
+        queryset.order_by()
+        .values("tool", "engine")
+        .annotate(
+            total=Sum("requests"),
+            operator=Sum("requests", filter=Q(operator_key=True), default=0),
+        )
+        .order_by("tool", "engine")
+    )
+    out = []
+    for row in rows:
+        price = prices.get(row["engine"])
+        row["price_per_1000"] = price
+        row["cost"] = None if price is None else (price * row["operator"] / 1000).quantize(Decimal("0.01"))
+        out.append(row)
+    return out
+
+
+@admin.register(EnginePrice)
+class EnginePriceAdmin(admin.ModelAdmin):
+    list_display = ("engine", "price_per_1000")

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('webtools', '0001_initial'),
+        ('webtools', '0002_keys_per_engine'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

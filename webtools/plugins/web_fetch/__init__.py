@@ -10,10 +10,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from webtools.runtime import Plugin, PluginSetup, Tool
+from webtools.runtime import LimitField, Plugin, PluginSetup, Tool, cache_ttl_field
 from webtools.runtime.domains import DomainListField
 
-from .tool import DESCRIPTION, FetchOptions, WebFetch, input_schema
+from .tool import DESCRIPTION, MAX_USES, FetchOptions, WebFetch, input_schema
 
 __all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
 
@@ -112,6 +112,23 @@ class WebFetchOptionsForm(forms.Form):
         required=False, initial=1024, min_value=256, max_value=16_384, label=_("Browser memory cap (MiB)"),
         help_text=_("When the browser's processes grow past this, it is restarted between renders."),
     )
+    # Limits (docs/operators.md, "Limits"): 0 means no limit.
+    max_uses = LimitField(
+        initial=20, label=_("Fetches per answer"),
+        help_text=_("How many fetches the model may make for one answer (parts of a page it has already "
+                    "fetched count too). 0: no limit."),
+    )
+    user_fetches_per_minute = LimitField(
+        initial=30, label=_("Fetches per user per minute"),
+        help_text=_("Downloads per user; pages already read in the turn or the shared cache are not "
+                    "counted. 0: no limit."),
+    )
+    user_concurrent_fetches = LimitField(
+        initial=4, label=_("Fetches at once per user"),
+        help_text=_("Downloads one user may have running at once, across all their chats and all "
+                    "workers; more wait a few seconds in line. 0: no limit."),
+    )
+    cache_ttl_seconds = cache_ttl_field("fetched texts")
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
@@ -155,4 +172,6 @@ class WebFetchPlugin(Plugin):
                 "The assistant may open web pages and PDFs (links you give it or it found) and cite them. "
                 "Pages are fetched from this server, never from your network."
             ),
+            max_uses=int(options.get("max_uses") or 0),
+            max_uses_message=MAX_USES,
         ))

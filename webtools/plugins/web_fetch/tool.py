@@ -20,7 +20,8 @@ from webtools.net import (
     TooManyRedirects,
     read_url,
 )
-from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, workers
+from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, limits, workers
+from webtools.runtime.cache import cache_key as shared_key
 
 from . import robots
 from .extract import decode, extract
@@ -70,6 +71,7 @@ ROBOTS_TIMEOUT = 10.0
 NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
 #: Without ``max_document_characters``, a document keeps at most this many parts of text.
 DOCUMENT_PARTS = 10
+MAX_USES = "The fetch limit for this answer is reached. Answer with the pages you have."
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,9 @@ class FetchOptions:
     render_isolation: str = "netns"
     render_max_concurrent: int = 2
     render_memory_mb: int = 1024
+    user_fetches_per_minute: int = 30
+    user_concurrent_fetches: int = 4
+    cache_ttl_seconds: int = 0
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -164,7 +169,7 @@ class WebFetch:
         page = ctx.turn_cache.get(cache_key)
         ctx.audit(host=url.host, cached=page is not None)
         if page is None:
-            page = self.download(url, ctx)
+            page = self.shared_or_download(url, ctx)
             ctx.turn_cache[cache_key] = page
         total = len(page.text)
         if offset > 0 and offset >= total:
@@ -191,6 +196,39 @@ class WebFetch:
         return output
 
     # -- download -----------------------------------------------------------------------------------
+
+    def shared_or_download(self, url: URL, ctx: ToolContext) -> Page:
+        """The page from the shared cache, or downloaded within the user's limits (and then shared)."""
+        options = self.options
+        key = None
+        if options.cache_ttl_seconds and ctx.shared_cache is not None:
+            # Every option that changes which URLs may be read, or the text read from them.
+            key = shared_key(
+                "web_fetch", str(url), options.allow_domains, options.deny_domains, options.respect_robots_txt,
+                options.include_image_urls, options.max_bytes, options.max_file_bytes, options.max_pdf_pages,
+                options.document_characters, options.max_html_bytes, ctx.user_agent,
+            )
+            hit = ctx.shared_cache.get(key)
+            if hit is not None:
+                ctx.audit(shared_cache=True)
+                return Page(*hit)
+        user = ctx.user or "anonymous"
+        per_minute = options.user_fetches_per_minute
+        limits.take(
+            ctx.limits, limits.Counter(limits.MINUTE, f"web_fetch:user:{user}"), per_minute,
+            f"Fetches are limited to {per_minute} a minute for each user; wait a minute, then fetch again.",
+        )
+        at_once = options.user_concurrent_fetches
+        with limits.slot(
+            ctx.limits, limits.Counter(limits.CONCURRENT, f"web_fetch:user:{user}", ttl=options.timeout_seconds + 60),
+            at_once, f"You have {at_once} fetches running, the most at once; fetch again when one has finished.",
+            wait=limits.QUEUE_SECONDS, signal=ctx.signal,
+        ):
+            ctx.limits.record(limits.Usage(ctx.user, "web_fetch"))
+            page = self.download(url, ctx)
+        if key is not None:
+            ctx.shared_cache.set(key, [page.url, page.title, page.text], options.cache_ttl_seconds)
+        return page
 
     def download(self, url: URL, ctx: ToolContext) -> Page:
         options = self.options

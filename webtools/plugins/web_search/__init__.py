@@ -14,6 +14,7 @@ else they never fill a blank either.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -26,7 +27,8 @@ from django.utils.translation import gettext_lazy as _
 
 from webtools.conf import get_setting
 from webtools.exceptions import ToolError
-from webtools.runtime import Plugin, PluginSetup, Tool, ToolContext, domains
+from webtools.runtime import Deadline, Plugin, PluginSetup, Tool, ToolContext, domains, limits
+from webtools.runtime.cache import cache_key
 
 from . import search as shared
 from .engines import ENGINES
@@ -64,6 +66,8 @@ _LANGUAGE = re.compile(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\Z")
 NOT_SET_UP = "Web search is not set up yet: the operator has to choose a search engine first."
 NEEDS_OWN_ENGINE = "Add your own search engine in the web search settings to search the web."
 NOT_AVAILABLE = "Web search isn't available to you."
+NO_ENGINE = "No search engine could take the search."
+MAX_USES = "The search limit for this answer is reached. Answer with the results you have."
 SECRET_QUERY = (
     "The query was not sent: it holds a long run of letters and digits that could be a key or token "
     "from the conversation. Search with ordinary words."
@@ -72,15 +76,63 @@ SECRET_QUERY = (
 _SECRET_RUN = re.compile(r"[A-Za-z0-9+/_=-]{40,}")
 
 
+OPERATOR = "operator"
+SERVER = "server"
+
+
 @dataclass(frozen=True)
 class _Choice:
-    """The engine a call uses, with its values and the client that reaches it."""
+    """The engine a call uses, with its values and the client that reaches it.
+
+    ``owner`` is whose account the request spends: ``operator`` (the operator's key, or a value the
+    operator's options filled in), ``server`` (an engine without key or address, reached as the server,
+    such as DuckDuckGo) or ``user:<id>`` (the user's own key or instance). Cool-downs and the engine's
+    line are per engine and owner; the daily quota counts only the operator's.
+    """
 
     engine: Engine
     api_key: str
     base_url: str
     extra: dict[str, str]
     guarded: bool
+    owner: str = OPERATOR
+
+    @property
+    def cool_down_name(self) -> str:
+        return f"{self.engine.id}:{self.owner}"
+
+
+class _Plan:
+    """One call's request and rules, shared by the engines it tries, and the quotas it spends once."""
+
+    def __init__(self, options, ctx, input, *, query, freshness, allowed, blocked, count, location, country,
+                 language, safe_search) -> None:
+        self.options, self.ctx, self.input = options, ctx, input
+        self.query, self.freshness, self.count = query, freshness, count
+        self.allowed, self.blocked = allowed, blocked
+        self.location, self.country, self.language, self.safe_search = location, country, language, safe_search
+        self.deadline = Deadline(shared.TIMEOUT, ctx.signal)
+        self._minute: limits.Reservation | None = None
+        self._daily: limits.Reservation | None = None
+
+    def spend(self, choice: _Choice) -> None:
+        """Count this call before its first request: per minute for everyone, per day on the operator's
+        account. A cached answer spends nothing; fallbacks within the call are not counted again."""
+        user = self.ctx.user or "anonymous"
+        if self._minute is None:
+            per_minute = int(self.options.get("user_searches_per_minute") or 0)
+            self._minute = limits.take(
+                self.ctx.limits, limits.Counter(limits.MINUTE, f"{TOOL_NAME}:user:{user}"), per_minute,
+                f"Searches are limited to {per_minute} a minute for each user; wait a minute, then search again.",
+            )
+        if self._daily is None and choice.owner == OPERATOR:
+            per_day = int(self.options.get("user_daily_searches") or 0)
+            message = f"Today's limit of {per_day} searches on this site's engine is reached; it resets at 00:00 UTC."
+            if self.options.get("user_engines"):
+                message += " Add your own engine in the web search settings to search more today."
+            self._daily = limits.take(
+                self.ctx.limits, limits.Counter(limits.DAY, f"{TOOL_NAME}:user:{user}"), per_day, message
+            )
 
 
 class WebSearchPlugin(Plugin):
@@ -141,6 +193,8 @@ class WebSearchPlugin(Plugin):
                 untrusted=True,
                 title=TITLE,
                 help_text=HELP_TEXT,
+                max_uses=int(options.get("max_uses") or 0),
+                max_uses_message=MAX_USES,
             )
         )
 
@@ -244,81 +298,157 @@ class WebSearchPlugin(Plugin):
         language = _language(input.get("language"))
         safe_search = _safe_search(options.get("safe_search") or "moderate", input.get("safesearch"))
 
-        choice = self.resolve(options, ctx)
+        plan = _Plan(
+            options, ctx, input, query=query, freshness=freshness, allowed=allowed, blocked=blocked, count=count,
+            location=location, country=country, language=language, safe_search=safe_search,
+        )
+        failures: list[str] = []
+        chain = self.chain(options, ctx)
+        for index, choice in enumerate(chain):
+            try:
+                return self._search_with(plan, choice, failures, last=index == len(chain) - 1)
+            except (shared.EngineDown, limits.Busy) as err:
+                failures.append(err.message)
+                if isinstance(err, shared.EngineDown):
+                    ctx.limits.cool_down(choice.cool_down_name, err.cool_down)
+        ctx.audit(engine=None)
+        raise ToolError(" ".join(failures) if failures else NO_ENGINE)
+
+    def _search_with(self, plan: _Plan, choice: _Choice, failures: list[str], *, last: bool) -> dict:
+        """One engine's try: the shared cache, the quotas, the engine's line, the request."""
+        options, ctx = plan.options, plan.ctx
         engine = choice.engine
+        if ctx.limits.cooling(choice.cool_down_name):
+            raise limits.Busy(f"{engine.name} failed moments ago and is skipped for a short while.")
+        if plan.deadline.expired:
+            raise limits.Busy(f"No time was left to ask {engine.name}.")
         ctx.audit(engine=engine.id)
-        post_filtered = (allowed and ALLOWED_DOMAINS not in engine.supports) or (
-            blocked and BLOCKED_DOMAINS not in engine.supports
+        post_filtered = (plan.allowed and ALLOWED_DOMAINS not in engine.supports) or (
+            plan.blocked and BLOCKED_DOMAINS not in engine.supports
         )
         # Domains the engine cannot filter are applied to its answer, so ask for a full page.
-        wanted = engine.max_count if post_filtered else min(count, engine.max_count)
+        wanted = engine.max_count if post_filtered else min(plan.count, engine.max_count)
         overrides = get_setting("ENGINE_URLS") or {}
         request = Search(
-            query=query,
+            query=plan.query,
             count=wanted,
             endpoint=overrides.get(engine.id) or engine.endpoint,
             api_key=choice.api_key,
             base_url=choice.base_url,
-            freshness=freshness,
-            safe_search=safe_search,
-            country=country or options.get("country") or "",
-            language=language,
-            location=location,
-            allowed_domains=allowed,
-            blocked_domains=blocked,
+            freshness=plan.freshness,
+            safe_search=plan.safe_search,
+            country=plan.country or options.get("country") or "",
+            language=plan.language,
+            location=plan.location,
+            allowed_domains=plan.allowed,
+            blocked_domains=plan.blocked,
             extra=choice.extra,
         )
+        ttl = int(options.get("cache_ttl_seconds") or 0)
+        key = None
+        if ttl and ctx.shared_cache is not None:
+            # Everything that decides the answer, the key excepted: see runtime/cache.py.
+            key = cache_key(
+                TOOL_NAME, engine.id, choice.owner, request.endpoint, request.base_url, dict(request.extra),
+                request.query, request.count, request.freshness, request.safe_search, request.country,
+                request.language, dataclasses.astuple(request.location) if request.location else None,
+                request.allowed_domains, request.blocked_domains, plan.count,
+            )
+            hit = ctx.shared_cache.get(key)
+            if hit is not None:
+                ctx.audit(cached=True)
+                return self._output(plan, choice, hit, failures)
+        plan.spend(choice)
         client = ctx.fetch if choice.guarded else ctx.http
         secrets = [s for s in (options.get("api_key"), choice.api_key) if s]
-        raw = shared.run(engine, request, client, ctx, secrets=secrets)
+        line = limits.Counter(limits.CONCURRENT, f"engine:{choice.cool_down_name}", ttl=shared.TIMEOUT + 5)
+        with limits.slot(
+            ctx.limits, line, int(options.get("engine_concurrency") or 0),
+            f"{engine.name} is busy with other searches.",
+            wait=min(limits.QUEUE_SECONDS, plan.deadline.remaining() or 0.0), signal=ctx.signal,
+        ):
+            ctx.limits.record(limits.Usage(ctx.user, TOOL_NAME, engine.id, choice.owner == OPERATOR))
+            left = plan.deadline.remaining() or 0.0
+            # An engine followed by others gets a share of the time left, so they still have some.
+            timeout = left if last else left * shared.ENGINE_SHARE
+            raw = shared.run(engine, request, client, ctx, secrets=secrets, timeout=timeout)
         results, filtered = shared.clean_results(
-            raw, count=count, allowed_domains=allowed, blocked_domains=blocked
+            raw, count=plan.count, allowed_domains=plan.allowed, blocked_domains=plan.blocked
         )
+        answer = {"results": results, "filtered": filtered if post_filtered else 0}
+        if key is not None:
+            ctx.shared_cache.set(key, answer, ttl)
+        return self._output(plan, choice, answer, failures)
 
+    @staticmethod
+    def _output(plan: _Plan, choice: _Choice, answer: dict, failures: list[str]) -> dict:
+        engine, ctx = choice.engine, plan.ctx
+        results = answer["results"]
         ctx.audit(results=len(results))
         for result in results:
             ctx.cite(result["url"], result["title"])
-        output: dict[str, Any] = {"results": results}
-        notes = []
-        if freshness and FRESHNESS not in engine.supports:
+        output: dict[str, Any] = {"results": results, "engine": engine.id}
+        notes = [f"{message} {engine.name} answered instead." for message in failures]
+        if plan.freshness and FRESHNESS not in engine.supports:
             notes.append(
                 f"{engine.name} cannot limit results by date, so freshness was not applied; "
                 "check the published dates."
             )
         ignored = [name for name, asked, parameter in (
-            ("language", language, LANGUAGE), ("user_location", bool(location), LOCATION),
-            ("user_location.country", country, COUNTRY), ("safesearch", input.get("safesearch"), SAFE_SEARCH),
+            ("language", plan.language, LANGUAGE), ("user_location", bool(plan.location), LOCATION),
+            ("user_location.country", plan.country, COUNTRY), ("safesearch", plan.input.get("safesearch"), SAFE_SEARCH),
         ) if asked and parameter not in engine.supports]
         if ignored:
             notes.append(f"{engine.name} does not take {', '.join(ignored)}, so the results are not adjusted to it.")
-        if filtered and post_filtered:
+        if answer["filtered"]:
             notes.append(
-                f"{engine.name} does not filter by domain, so {filtered} results from other domains "
+                f"{engine.name} does not filter by domain, so {answer['filtered']} results from other domains "
                 "were removed after the search."
             )
         if notes:
             output["notes"] = notes
         return output
 
+    def chain(self, options: Mapping[str, Any], ctx: ToolContext) -> list[_Choice]:
+        """The engines a call tries, in order: the one ``resolve`` picks, then the operator's fallback
+        engines; for a user's own engine, the operator's engine and its fallbacks only where the user's
+        role may use the operator's engine."""
+        first = self.resolve(options, ctx)
+        chain = [first]
+        if first.owner != OPERATOR:
+            if not _may_use_admin(options, ctx):
+                return chain
+            chain.append(self._operator_choice(options, self.by_id[options["engine"]]))
+        for engine_id in options.get("fallback_engines") or ():
+            engine = self.by_id.get(engine_id)
+            if engine is not None and engine.id != options["engine"] and not missing_fields(engine, {}):
+                chain.append(_Choice(engine, "", "", {}, guarded=False, owner=OPERATOR))
+        return chain
+
+    @staticmethod
+    def _operator_choice(options: Mapping[str, Any], engine: Engine) -> _Choice:
+        return _Choice(
+            engine,
+            options.get("api_key") or "",
+            options.get("base_url") or "",
+            {name: options.get(name) or "" for name in engine.extra_fields},
+            guarded=False,
+            owner=OPERATOR,
+        )
+
     def resolve(self, options: Mapping[str, Any], ctx: ToolContext) -> _Choice:
         """The engine for this call (rules 1 and 2 of the module docstring), or a ToolError saying what
         the user must add."""
         user_engines = bool(options.get("user_engines"))
         settings = dict(ctx.settings or {}) if user_engines else {}
-        may_use_admin = bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
+        may_use_admin = _may_use_admin(options, ctx)
         admin_engine = self.by_id[options["engine"]]
         picked = settings.get("engine") or DEFAULT
 
         if picked == DEFAULT:
             if not may_use_admin:
                 raise ToolError(NEEDS_OWN_ENGINE if user_engines else NOT_AVAILABLE)
-            return _Choice(
-                admin_engine,
-                options.get("api_key") or "",
-                options.get("base_url") or "",
-                {name: options.get(name) or "" for name in admin_engine.extra_fields},
-                guarded=False,
-            )
+            return self._operator_choice(options, admin_engine)
 
         engine = self.by_id.get(picked)
         if engine is None:
@@ -327,8 +457,10 @@ class WebSearchPlugin(Plugin):
             )
         values = {name: settings.get(name) or "" for name in ("api_key", "base_url", *engine.extra_fields)}
         user_base_url = bool(values["base_url"])
+        filled = False
         if engine is admin_engine and may_use_admin:
             for name in values:
+                filled = filled or (not values[name] and bool(options.get(name)))
                 values[name] = values[name] or options.get(name) or ""
         missing = missing_fields(engine, values)
         if missing:
@@ -339,7 +471,14 @@ class WebSearchPlugin(Plugin):
             values["base_url"] if engine.needs_base_url else "",
             {name: values[name] for name in engine.extra_fields},
             guarded=engine.needs_base_url and user_base_url,
+            # A value the operator's options filled in spends the operator's key; an engine that needs no
+            # key and no address is reached as the server itself.
+            owner=OPERATOR if filled else (f"user:{ctx.user}" if missing_fields(engine, {}) else SERVER),
         )
+
+
+def _may_use_admin(options: Mapping[str, Any], ctx: ToolContext) -> bool:
+    return bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
 
 
 def shared_max(options: Mapping[str, Any]) -> int:

@@ -11,7 +11,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from webtools.net import InvalidURL, read_url
-from webtools.runtime import CommaListField, SecretField
+from webtools.runtime import CommaListField, LimitField, SecretField, cache_ttl_field
 from webtools.runtime.domains import DomainListField
 
 from .engines.base import Engine
@@ -172,6 +172,31 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
             initial=list,
             help_text=_("Results from these domains and their subdomains are never returned."),
         ),
+        # Limits (docs/operators.md, "Limits"): 0 means no limit.
+        "max_uses": LimitField(
+            label=_("Searches per answer"), initial=10,
+            help_text=_("How many searches the model may make for one answer. 0: no limit."),
+        ),
+        "user_daily_searches": LimitField(
+            label=_("Searches per user per day"), initial=200,
+            help_text=_("On the engine and key above (UTC days). Users with their own engine and key are "
+                        "not counted. 0: no limit."),
+        ),
+        "user_searches_per_minute": LimitField(
+            label=_("Searches per user per minute"), initial=20,
+            help_text=_("For every user, whoever's key. 0: no limit."),
+        ),
+        "engine_concurrency": LimitField(
+            label=_("Requests at once per engine"), initial=4,
+            help_text=_("Searches sent to one engine at the same time, across all workers (1 for Brave's "
+                        "free plan); more wait a few seconds in line. 0: no limit."),
+        ),
+        "fallback_engines": CommaListField(
+            label=_("Fallback engines"), required=False, initial=list,
+            help_text=_("Engine ids, one per line, tried in this order when the engine above fails (quota, "
+                        "rate limit, server error, timeout or block page)."),
+        ),
+        "cache_ttl_seconds": cache_ttl_field("search results"),
     }
 
     def clean_country(self) -> str:
@@ -179,6 +204,26 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         if value and not re.fullmatch(r"[A-Za-z]{2}", value):
             raise forms.ValidationError(_("Enter a two-letter country code such as US."), code="invalid")
         return value.upper()
+
+    def clean_fallback_engines(self) -> list[str]:
+        primary = self.cleaned_data.get("engine")  # declared first, so already cleaned
+        ids = [i for i in dict.fromkeys(self.cleaned_data.get("fallback_engines") or []) if i != primary]
+        for engine_id in ids:
+            engine = by_id.get(engine_id)
+            if engine is None:
+                raise forms.ValidationError(
+                    _("“%(id)s” is not an engine id; choose from %(ids)s."),
+                    code="invalid", params={"id": engine_id, "ids": ", ".join(by_id)},
+                )
+            if missing_fields(engine, {}):
+                # The options hold one key and base URL, those of the engine above: never send them to
+                # another engine.
+                raise forms.ValidationError(
+                    _("%(engine)s needs a key or address of its own, which a fallback engine cannot have "
+                      "yet; choose engines that need none."),
+                    code="needs_key", params={"engine": engine.name},
+                )
+        return ids
 
     def clean(self) -> dict:
         cleaned = forms.Form.clean(self)
@@ -193,7 +238,13 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
                     )
         return cleaned
 
-    attrs = {**fields, "clean_country": clean_country, "clean": clean, "engines": tuple(engines)}
+    attrs = {
+        **fields,
+        "clean_country": clean_country,
+        "clean_fallback_engines": clean_fallback_engines,
+        "clean": clean,
+        "engines": tuple(engines),
+    }
     return type("WebSearchOptionsForm", (forms.Form,), attrs)
 
 

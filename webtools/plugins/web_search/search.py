@@ -6,10 +6,12 @@ cancellation, error messages, HTML stripping, URL and domain filtering, cutting 
 
 from __future__ import annotations
 
+import email.utils
 import html
 import json
 import logging
 import re
+import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -18,12 +20,21 @@ from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
 from webtools.runtime import domains, excerpt, redact
 
-from .engines.base import Engine, ResponseError, Search, SearchResult
+from .engines.base import Engine, EngineBlocked, ResponseError, Search, SearchResult
 
 logger = logging.getLogger("webtools.web_search")
 
-#: Seconds before a search gives up, combined with the turn's cancellation.
+#: Seconds before a search gives up, combined with the turn's cancellation: one deadline for the call,
+#: fallback engines and waits after ``Retry-After`` included.
 TIMEOUT = 15.0
+#: The share of the time left that an engine gets when fallback engines follow it.
+ENGINE_SHARE = 2 / 3
+#: Seconds an engine that failed is skipped by every worker, unless its ``Retry-After`` says otherwise.
+COOL_DOWN = 30.0
+#: The longest ``Retry-After`` honoured as a cool-down.
+MAX_COOL_DOWN = 600.0
+#: Retries of one engine after a 429 whose ``Retry-After`` fits within the call's deadline.
+MAX_RETRIES = 2
 #: The most of an engine's answer that is read; a results page is far smaller.
 MAX_BYTES = 5_000_000
 SNIPPET_CHARACTERS = 500
@@ -57,23 +68,74 @@ def collapse(text: str) -> str:
 # -- the request ------------------------------------------------------------------------------------
 
 
+class EngineDown(ToolError):
+    """The engine cannot answer now (quota, rate limit, server error, timeout, block page): the search
+    may go to the next engine, and this one is skipped by every worker for ``cool_down`` seconds."""
+
+    def __init__(self, message: str, cool_down: float = COOL_DOWN) -> None:
+        super().__init__(message)
+        self.cool_down = cool_down
+        #: Seconds the engine asked to wait (``Retry-After``), when it said.
+        self.retry_after: float | None = None
+
+
+def retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header (RFC 9110 10.2.3: seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    if value.isdigit():
+        return float(value)
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when is None or when.tzinfo is None:
+        return None
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
+
+
 def run(
-    engine: Engine, search: Search, client: Any, ctx: Any, *, secrets: Sequence[str] = ()
+    engine: Engine,
+    search: Search,
+    client: Any,
+    ctx: Any,
+    *,
+    secrets: Sequence[str] = (),
+    timeout: float | None = None,
 ) -> list[SearchResult]:
     """Send ``engine``'s request for ``search`` with ``client`` and return the engine's raw results.
 
-    Every failure is a ``ToolError`` naming the engine, with ``secrets`` (the key) masked out.
+    ``timeout`` (default ``TIMEOUT``) covers the request and any retry after a 429 whose
+    ``Retry-After`` fits in it. Every failure is a ``ToolError`` naming the engine, with ``secrets``
+    (the key) masked out; ``EngineDown`` when another engine may answer instead.
     """
+    timeout = TIMEOUT if timeout is None else timeout
+    give_up = time.monotonic() + timeout
+    for attempt in range(MAX_RETRIES + 1):
+        try:
+            return _send(engine, search, client, ctx, secrets, max(0.05, give_up - time.monotonic()), timeout)
+        except EngineDown as err:
+            wait = err.retry_after
+            if wait is None or attempt == MAX_RETRIES or wait >= give_up - time.monotonic() - 0.5:
+                raise
+            logger.info("%s asked to retry after %.1f seconds.", engine.name, wait)
+            if ctx.signal.wait(wait):
+                raise ToolCancelled() from err
+    raise AssertionError("unreachable")
+
+
+def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -> list[SearchResult]:
     from webtools import net
 
     secrets = [s for s in (search.api_key, *secrets) if s]
     name = engine.name
     request = engine.request(search)
 
-    def fail(message: str, err: BaseException | None = None) -> ToolError:
+    def fail(message: str, err: BaseException | None = None, down: bool = False) -> ToolError:
         message = redact(message, secrets)
         logger.info("Search with %s failed: %s", name, message)
-        return ToolError(message)
+        return EngineDown(message) if down else ToolError(message)
 
     try:
         response = client.request(
@@ -83,14 +145,14 @@ def run(
             params=request.params,
             data=request.data,
             json=request.json,
-            timeout=TIMEOUT,
+            timeout=timeout,
             max_bytes=MAX_BYTES,
             cancel=ctx.signal,
         )
     except net.Cancelled as err:
         raise ToolCancelled() from err
     except net.FetchTimeout as err:
-        raise fail(f"{name} did not answer within {TIMEOUT:g} seconds.") from err
+        raise fail(f"{name} did not answer within {round(budget, 1):g} seconds.", down=True) from err
     except net.AddressNotAllowed as err:
         raise fail(f"{name} could not be reached: {err}") from err
     except net.BodyTooLarge as err:
@@ -99,15 +161,26 @@ def run(
         raise fail(
             f"{name} answered with a redirect, which is not followed; check the engine's address."
         ) from err
+    except net.ConnectionFailed as err:
+        raise fail(f"{name} could not be reached: {err}", down=True) from err
     except net.NetError as err:
         raise fail(f"{name} could not be reached: {err}") from err
 
     body = response.text()
-    if response.status_code != 200:
-        log_error_body(engine, response.status_code, body, secrets)
-        raise fail(http_error(engine, response.status_code, body))
+    status = response.status_code
+    if status != 200:
+        log_error_body(engine, status, body, secrets)
+        error = fail(http_error(engine, status, body), down=engine.unavailable(status))
+        if isinstance(error, EngineDown):
+            wait = retry_after(response.headers.get("Retry-After")) if status in (429, 503) else None
+            error.retry_after = wait
+            if wait is not None:
+                error.cool_down = min(max(wait, 1.0), MAX_COOL_DOWN)
+        raise error
     try:
         return engine.parse(body)
+    except EngineBlocked as err:
+        raise fail(str(err), down=True) from err
     except ResponseError as err:
         raise fail(str(err)) from err
 

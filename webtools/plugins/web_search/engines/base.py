@@ -119,6 +119,11 @@ class ResponseError(Exception):
     """The engine's answer is not a results page. The message is for the model and names the engine."""
 
 
+class EngineBlocked(ResponseError):
+    """The engine answered with a block page (a CAPTCHA, "unusual traffic"): it refuses this server for
+    now, so the search goes to the next engine and this one cools down."""
+
+
 class Engine:
     """Base class of a search engine adapter. Subclasses set the class attributes and implement
     ``request`` and ``parse``."""
@@ -166,6 +171,11 @@ class Engine:
         """The engine's own explanation in a JSON error body. It is logged for the operator, masked,
         and never shown to the user or the model."""
         return None
+
+    def unavailable(self, status: int) -> bool:
+        """Whether an error status means "not now" (a quota, a rate limit, an outage), so the search
+        goes to the operator's next engine; a rejected key or a bad request does not."""
+        return status in (402, 429) or status >= 500
 
     # -- helpers for subclasses ------------------------------------------------------------------
 

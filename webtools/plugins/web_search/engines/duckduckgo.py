@@ -15,7 +15,7 @@ from lxml import etree
 
 from webtools.net import InvalidURL, read_url
 
-from .base import FRESHNESS, SAFE_SEARCH, Engine, Request, ResponseError, Search, SearchResult
+from .base import FRESHNESS, SAFE_SEARCH, Engine, EngineBlocked, Request, Search, SearchResult
 
 _DF = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _KP = {"strict": "1", "moderate": "-1", "off": "-2"}
@@ -60,10 +60,10 @@ class DuckDuckGoEngine(Engine):
         try:
             root = lxml.html.fromstring(body)
         except (etree.ParserError, ValueError) as err:
-            raise ResponseError(self.blocked) from err
+            raise EngineBlocked(self.blocked) from err
         containers = root.xpath(_RESULTS_CONTAINER)
         if not containers:
-            raise ResponseError(self.blocked)
+            raise EngineBlocked(self.blocked)
         results = []
         for node in containers[0].xpath(_RESULT):
             classes = (node.get("class") or "").split()
@@ -82,6 +82,9 @@ class DuckDuckGoEngine(Engine):
 
     def describe_error(self, status: int, body: str) -> str | None:
         return self.blocked
+
+    def unavailable(self, status: int) -> bool:
+        return True  # every error status is a block of this server's address
 
     @staticmethod
     def _unwrap(href: str) -> str | None:

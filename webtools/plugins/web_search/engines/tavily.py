@@ -69,6 +69,9 @@ class TavilyEngine(Engine):
             return f"{self.name}'s pay-as-you-go limit was reached."
         return None
 
+    def unavailable(self, status: int) -> bool:
+        return status in (432, 433) or super().unavailable(status)  # the plan's and pay-as-you-go limits
+
     def error_detail(self, body: Any) -> str | None:
         detail = body.get("detail") if isinstance(body, dict) else None
         if isinstance(detail, dict) and isinstance(detail.get("error"), str):
