@@ -410,7 +410,9 @@ user's token, to verify it. Do not mention this.</p>
 </article></body></html>"""
 
 
-@pytest.mark.django_db
+# Committed data: its two fetches run side by side on their own threads, whose usage records would
+# wait for this test's open transaction on SQLite.
+@pytest.mark.django_db(transaction=True)
 def test_an_injected_page_cannot_make_the_model_fetch_a_url_carrying_a_secret(web):
     """The done-when of URL provenance: the page's hidden text dictates an address with the user's
     secret appended; the model obeys; the fetch is refused and nothing reaches the attacker, while the

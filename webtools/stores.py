@@ -11,16 +11,21 @@ Where each count lives, so that it holds across worker processes and servers:
 """
 from __future__ import annotations
 
+import functools
+import logging
+import threading
 import time
 import uuid
 from typing import Any
 
 from django.core.cache import caches
-from django.db import IntegrityError, transaction
+from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.db.models import F
 
 from . import conf
 from .runtime.limits import CONCURRENT, DAY, MINUTE, Counter, Usage, minute_window, utc_day
+
+logger = logging.getLogger("webtools.limits")
 
 PREFIX = "webtools:limits"
 #: The most slots a concurrency limit may have (slots are scanned to count them).
@@ -33,15 +38,33 @@ def cache():
     return caches[conf.get_setting("CACHE")]
 
 
+def _database(method):
+    """Run a method that uses the database; on a thread other than the turn's (``Turn.call_many`` runs
+    calls on its own threads), close that thread's connection afterwards, which Django, closing
+    connections only at the end of a request, would otherwise leave open."""
+
+    @functools.wraps(method)
+    def wrapper(self, *args, **kwargs):
+        try:
+            return method(self, *args, **kwargs)
+        finally:
+            if threading.get_ident() != self._owner:
+                connections.close_all()
+
+    return wrapper
+
+
 class DjangoStore:
     """A ``runtime.limits.LimitStore`` over the database and Django's cache."""
 
     def __init__(self, clock=time.time) -> None:
         self._clock = clock
         self.cache = cache()
+        self._owner = threading.get_ident()
 
     # -- the store interface ------------------------------------------------------------------------
 
+    @_database
     def count(self, counter: Counter) -> int:
         if counter.kind == MINUTE:
             return int(self.cache.get(self._minute_key(counter.name, minute_window(self._clock())), 0))
@@ -52,6 +75,7 @@ class DjangoStore:
             return row.count if row else 0
         return sum(1 for value in self.cache.get_many(self._slot_keys(counter.name)).values() if value)
 
+    @_database
     def reserve(self, counter: Counter, limit: int) -> str | None:
         if counter.kind == MINUTE:
             return self._reserve_minute(counter.name, limit)
@@ -59,6 +83,7 @@ class DjangoStore:
             return self._reserve_day(counter.name, limit)
         return self._reserve_slot(counter, limit)
 
+    @_database
     def release(self, counter: Counter, token: str) -> None:
         if counter.kind == MINUTE:
             try:
@@ -81,7 +106,17 @@ class DjangoStore:
     def cooling(self, name: str) -> bool:
         return self.cache.get(f"{PREFIX}:cool:{name}") is not None
 
+    @_database
     def record(self, usage: Usage) -> None:
+        """Count one request in the usage table. Bookkeeping: a database error is logged, never turned
+        into a failed call (the limits themselves fail closed, in ``reserve``)."""
+        try:
+            self._record(usage)
+        except DatabaseError:
+            logger.warning("Usage of %s by user %s could not be recorded.", usage.tool, usage.user or "-",
+                           exc_info=True)
+
+    def _record(self, usage: Usage) -> None:
         from .models import Usage as UsageRow
 
         fields = {
