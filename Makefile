@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/guard_overhead.py
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/render.py
+	$(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
