@@ -285,3 +285,17 @@ def test_processes_at_once_never_pass_the_limit(shared_services):
     for index, (kind, limit) in enumerate(limits.items()):
         got = [output[index] for output in outputs]
         assert sum(got) == limit, (kind, got)
+
+
+def test_a_per_process_cache_in_production_is_a_warning(settings):
+    from webtools.checks import check_limits_cache
+
+    settings.DEBUG = False
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    [warning] = check_limits_cache()
+    assert warning.id == "webtools.W020" and "per-minute limits" in warning.msg
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://x"}}
+    assert check_limits_cache() == []
+    settings.DEBUG = True
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert check_limits_cache() == []

@@ -7,6 +7,7 @@
 | webtools.W001 | warning | ALLOW_PRIVATE_NETWORKS is on while DEBUG is off |
 | webtools.E002 | error | a plugin's saved options no longer validate |
 | webtools.E003 | error | the tool registry cannot be built (two plugins register one tool name) |
+| webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
 """
 from __future__ import annotations
 
@@ -141,3 +142,32 @@ def check_registry(app_configs=None, databases=None, **kwargs):
     except DatabaseError:
         return []
     return []
+
+
+#: Cache backends whose counts are per process, or whose ``incr`` is not atomic across processes.
+_UNSHARED_CACHES = {
+    "django.core.cache.backends.locmem.LocMemCache": "keeps its counts in each worker process",
+    "django.core.cache.backends.dummy.DummyCache": "keeps nothing",
+    "django.core.cache.backends.db.DatabaseCache": "does not increment atomically",
+    "django.core.cache.backends.filebased.FileBasedCache": "does not increment atomically",
+}
+
+
+@register(Tags.caches)
+def check_limits_cache(app_configs=None, **kwargs):
+    """The limits' per-minute windows, slots and cool-downs need one cache that every worker shares."""
+    from django.conf import settings
+
+    alias = get_setting("CACHE")
+    backend = (getattr(settings, "CACHES", {}).get(alias) or {}).get("BACKEND", "")
+    why = _UNSHARED_CACHES.get(backend)
+    if why is None or debug():
+        return []
+    return [
+        Warning(
+            f"The cache {alias!r} ({backend.rsplit('.', 1)[-1]}) {why}, so with several workers the per-minute "
+            "limits, concurrent-call limits and engine cool-downs do not hold.",
+            hint="Use Redis (CACHE_URL=redis://...) or Memcached; see docs/deploy.md.",
+            id="webtools.W020",
+        )
+    ]
