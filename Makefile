@@ -28,6 +28,7 @@ test: lint
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -r bench/requirements.txt
 	$(BIN)/python bench/guard_overhead.py
+	$(BIN)/python bench/read_url.py
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/load.py
