@@ -140,6 +140,7 @@ def test_a_redirect_location_is_read_against_the_url_it_came_from():
 def test_a_read_url_is_its_own_reading():
     url = read_url("https://a.test/p")
     assert read_url(url) is url
+    assert read_url(url, base=read_url("https://other.test/")) is url
     assert read_url(str(url)) == url
 
 

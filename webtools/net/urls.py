@@ -105,7 +105,7 @@ class URL:
 def read_url(url: str | URL, *, base: URL | None = None) -> URL:
     """The canonical form of ``url`` (resolved against ``base`` when given, as a redirect's Location is),
     or ``InvalidURL`` saying, for the model, why it cannot be read unambiguously."""
-    if isinstance(url, URL) and base is None:
+    if isinstance(url, URL):  # already read, and absolute
         return url
     if not isinstance(url, str):
         raise InvalidURL("The URL must be a string.")
