@@ -26,21 +26,27 @@ def cpu_seconds(pid: int) -> float:
     return 0.0 if fields is None else (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def children() -> list[int]:
-    """This process's live children."""
+def reading_workers() -> list[int]:
+    """This process's live children that are reading workers (not, say, a browser of another test)."""
     me = str(os.getpid())
     found = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
             fields = _stat(int(entry))
-            if fields is not None and fields[1] == me and fields[0] != "Z":
-                found.append(int(entry))
+            if fields is None or fields[1] != me or fields[0] == "Z":
+                continue
+            try:
+                with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                    if b"webtools.runtime.workers" in cmdline.read():
+                        found.append(int(entry))
+            except FileNotFoundError:
+                continue
     return found
 
 
 def assert_nothing_keeps_reading() -> None:
-    """No child process of this one is still using the CPU: the reading it gave up on was stopped."""
-    before = {pid: cpu_seconds(pid) for pid in children()}
+    """No reading worker of this process is still using the CPU: the reading it gave up on was stopped."""
+    before = {pid: cpu_seconds(pid) for pid in reading_workers()}
     time.sleep(0.5)
     busy = {pid: cpu_seconds(pid) - seconds for pid, seconds in before.items()}
     assert all(used < 0.1 for used in busy.values()), busy

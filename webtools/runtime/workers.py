@@ -104,9 +104,10 @@ class WorkerPool:
 
     def __init__(
         self, max_workers: int = MAX_WORKERS, *, memory_limit: int | None = MEMORY_LIMIT_BYTES,
-        retire_rss: int = RETIRE_RSS_BYTES,
+        retire_rss: int = RETIRE_RSS_BYTES, grace: float = GRACE_SECONDS,
     ) -> None:
         self.max_workers = max_workers
+        self.grace = grace
         self.memory_limit = memory_limit
         self.retire_rss = retire_rss
         self._lock = threading.Lock()
@@ -181,7 +182,7 @@ class WorkerPool:
 
     def _receive(self, worker: _Worker, deadline: Deadline) -> tuple[str, Any]:
         remaining = deadline.remaining()
-        hard_stop = None if remaining is None else time.monotonic() + remaining + GRACE_SECONDS
+        hard_stop = None if remaining is None else time.monotonic() + remaining + self.grace
         while True:
             if deadline.signal is not None and deadline.signal.is_set():
                 raise ToolCancelled()
