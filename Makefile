@@ -30,6 +30,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/guard_overhead.py
 	$(BIN)/python bench/read_url.py
 	$(BIN)/python bench/extract.py
+	$(BIN)/python bench/reading_budget.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/load.py
 
