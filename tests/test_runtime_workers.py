@@ -223,3 +223,23 @@ def test_a_worker_left_holding_much_memory_is_replaced_not_kept(pool):
     small = pool.call(allocate, 1, deadline=Deadline(30))
     assert small != big and not alive(big)
     assert pool.call(allocate, 1, deadline=Deadline(30)) == small
+
+
+def test_a_forked_process_starts_its_own_workers_and_leaves_its_parents_alone(pool):
+    parent_worker, _ = pool.call(pid_and_answer, 1, deadline=Deadline(30))
+    read, write = os.pipe()
+    child = os.fork()
+    if child == 0:  # a pre-forking server's worker process
+        try:
+            pool.shutdown()  # at exit, before any call of its own
+            own, _ = pool.call(pid_and_answer, 1, deadline=Deadline(30))
+            pool.shutdown()
+            os.write(write, b"%d" % own)
+        finally:
+            os._exit(0)
+    os.close(write)
+    os.waitpid(child, 0)
+    own = int(os.read(read, 100))
+    os.close(read)
+    assert own != parent_worker
+    assert alive(parent_worker) and pool.call(pid_and_answer, 1, deadline=Deadline(30))[0] == parent_worker

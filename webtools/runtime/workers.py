@@ -205,6 +205,9 @@ class WorkerPool:
     def shutdown(self) -> None:
         """Stop the idle workers (the next call starts new ones)."""
         with self._lock:
+            if self._pid != os.getpid():  # a forked process: those workers are its parent's to stop
+                self._reset()
+                return
             idle, self._idle = self._idle, []
         for worker in idle:
             worker.kill()
