@@ -1,25 +1,37 @@
 """Benchmark of HTML extraction: webtools' extractor and trafilatura, side by side, in one run.
 
-    .venv/bin/python bench/extract.py [--passes 3] [--only NAME]
+    .venv/bin/python bench/extract.py [--passes 3] [--sets dragnet,cleaneval-dev] [--every 4] [--worst]
 
-Over ``../shared/corpora/readability-pages/*`` (130 real pages with the article Mozilla's Readability.js
-extracts as ``expected.html``), for each extractor:
+Data sets (read in place from ``../shared/corpora``):
 
-- F1: token-level F1 of the visible text against ``expected.html``'s, averaged over pages. Tokens are
-  lowercased ``\\w+`` runs; Markdown syntax and the URLs of links and images are not counted.
-- titles: how many titles equal ``expected-metadata.json``'s (whitespace collapsed, case ignored).
-- chars: the output's characters (Markdown as returned, URLs included) over the expected text's
-  characters (whitespace collapsed), summed over the corpus.
-- pages/s: pages per second, the median of ``--passes`` timed passes after a warm-up pass.
+- ``readability``: ``readability-pages/*``, 130 pages; gold is the visible text of ``expected.html``,
+  the article Mozilla's Readability.js extracts.
+- ``dragnet``, ``cleanportaleval``, ``cleaneval-dev``: ``extraction-dev/manifest.json`` (1381, 71 and 58
+  pages); gold is the hand-marked main text, CleanEval's ``URL:`` line and ``<p>``/``<h>``/``<l>`` marks
+  stripped.
+
+Every fifth page of each set (the 5th, 10th, ... in corpus order) is *kept out*: nothing in the extractor
+is tuned on it, and its figures are printed separately (``kept F1``). For each extractor and set:
+
+- F1: the mean over pages of the F1 of 4-word shingles (tokens are lowercased ``\\w+`` runs; precision
+  and recall per page over the multiset of shingles), the measure of the common article-extraction
+  benchmarks. Markdown syntax and the URLs of links and images are not counted.
+- empty: pages whose output has no word while the gold has text.
+- words: the output's words (link and image URLs not counted) over the gold's words, summed over the set.
+- pages/s: the median of ``--passes`` timed passes after the scoring pass (which warms imports).
 - peak MiB: tracemalloc's peak over one pass.
 
-trafilatura runs with Markdown output, links and tables kept and images dropped, the settings closest
-to what web_fetch returns. It is a bench-only dependency (``bench/requirements.txt``).
+trafilatura runs with Markdown output, links and tables kept, comments and images dropped and metadata
+read: the settings closest to what web_fetch returns. ``--every N`` measures every Nth page only, for
+quick runs while iterating (the kept-out rule is unchanged: it is decided on the full set's order).
 """
 from __future__ import annotations
 
 import argparse
+import gzip
+import html as html_lib
 import json
+import logging
 import re
 import statistics
 import sys
@@ -27,6 +39,7 @@ import time
 import tracemalloc
 import warnings
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import lxml.html
@@ -34,13 +47,29 @@ import lxml.html
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CORPUS = ROOT.parent / "shared" / "corpora" / "readability-pages"
-# The URL Readability's own test suite gives these pages.
+CORPORA = ROOT.parent / "shared" / "corpora"
+READABILITY = CORPORA / "readability-pages"
+EXTRACTION_DEV = CORPORA / "extraction-dev"
+# The URL Readability's own test suite gives its pages.
 PAGE_URL = "http://fakehost/test/page.html"
+SETS = ("readability", "dragnet", "cleanportaleval", "cleaneval-dev")
+#: Every KEPT_OUT-th page of a set is never tuned on.
+KEPT_OUT = 5
 
 _MD_LINK_URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _TOKEN = re.compile(r"\w+")
+_CLEANEVAL_MARK = re.compile(r"^\s*<[phl]>", re.MULTILINE)
+
+
+@dataclass
+class Page:
+    set: str
+    id: str
+    html: bytes
+    gold: str
+    url: str
+    kept_out: bool
 
 
 def visible_text(html: str) -> str:
@@ -56,9 +85,18 @@ def markdown_text(markdown: str) -> str:
     return _AUTOLINK.sub(r"\1", text)
 
 
-def f1(produced: str, expected: str) -> float:
-    got = Counter(_TOKEN.findall(produced.lower()))
-    want = Counter(_TOKEN.findall(expected.lower()))
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.lower())
+
+
+def shingles(words: list[str], n: int = 4) -> Counter:
+    if len(words) < n:
+        return Counter([tuple(words)]) if words else Counter()
+    return Counter(tuple(words[i:i + n]) for i in range(len(words) - n + 1))
+
+
+def shingle_f1(produced: str, gold: str) -> float:
+    got, want = shingles(tokens(produced)), shingles(tokens(gold))
     if not got and not want:
         return 1.0
     common = sum((got & want).values())
@@ -69,105 +107,141 @@ def f1(produced: str, expected: str) -> float:
     return 2 * precision * recall / (precision + recall)
 
 
-def same_title(a: str | None, b: str | None) -> bool:
-    return " ".join((a or "").split()).lower() == " ".join((b or "").split()).lower()
+def cleaneval_text(raw: str) -> str:
+    lines = raw.splitlines()
+    if lines and lines[0].startswith("URL:"):
+        lines = lines[1:]
+    return html_lib.unescape(_CLEANEVAL_MARK.sub("", "\n".join(lines)))
 
 
-def load_pages(only: str | None = None):
-    pages = []
-    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir()):
-        if only and only != folder.name:
+def read_text(path: Path) -> str:
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", errors="replace")
+
+
+def load_pages(sets: tuple[str, ...]) -> list[Page]:
+    pages: list[Page] = []
+    if "readability" in sets:
+        folders = sorted(p for p in READABILITY.iterdir() if p.is_dir())
+        for n, folder in enumerate(folders):
+            gold = visible_text((folder / "expected.html").read_text(encoding="utf-8", errors="replace"))
+            pages.append(Page("readability", folder.name, (folder / "source.html").read_bytes(), gold, PAGE_URL,
+                              n % KEPT_OUT == KEPT_OUT - 1))
+    manifest = json.loads((EXTRACTION_DEV / "manifest.json").read_text())
+    seen: Counter = Counter()
+    for entry in manifest:
+        name = entry["dataset"]
+        if name not in sets:
             continue
-        source = (folder / "source.html").read_text(encoding="utf-8", errors="replace")
-        expected = visible_text((folder / "expected.html").read_text(encoding="utf-8", errors="replace"))
-        meta = json.loads((folder / "expected-metadata.json").read_text(encoding="utf-8"))
-        pages.append((folder.name, source, expected, meta.get("title")))
+        n = seen[name]
+        seen[name] += 1
+        raw = read_text(EXTRACTION_DEV / entry["gold"])
+        url = ""
+        if name != "dragnet":
+            first = raw.split("\n", 1)[0]
+            url = first[4:].strip() if first.startswith("URL:") else ""
+            raw = cleaneval_text(raw)
+        html = gzip.decompress((EXTRACTION_DEV / entry["html"]).read_bytes())
+        pages.append(Page(name, entry["id"], html, raw, url or f"http://{name}.test/{entry['id']}.html",
+                          n % KEPT_OUT == KEPT_OUT - 1))
     return pages
 
 
-def ours(html: str) -> tuple[str | None, str]:
+def ours(page: Page) -> str:
     from webtools.plugins.web_fetch.extract import extract
 
-    return extract(html, PAGE_URL)
+    return extract(page.html, page.url)[1]
 
 
-def trafilatura_extract(html: str) -> tuple[str | None, str]:
+def trafilatura_extract(page: Page) -> str:
     import trafilatura
 
     out = trafilatura.extract(
-        html, url=PAGE_URL, output_format="markdown", include_links=True, include_images=False,
+        page.html, url=page.url, output_format="markdown", include_links=True, include_images=False,
         include_tables=True, include_comments=False, with_metadata=True,
     ) or ""
-    title = None
     if out.startswith("---\n"):
-        header, _, out = out[4:].partition("\n---\n")
-        for line in header.splitlines():
-            if line.startswith("title: "):
-                title = line[len("title: "):].strip().strip('"')
-    return title, out.strip()
+        out = out[4:].partition("\n---\n")[2]
+    return out.strip()
 
 
 EXTRACTORS = {"webtools": ours, "trafilatura": trafilatura_extract}
 
 
-def measure(name, func, pages, passes):
-    scores, titles, out_chars, want_chars = [], 0, 0, 0
-    worst = []
-    for page, source, expected, want_title in pages:
-        title, text = func(source)
-        score = f1(markdown_text(text), expected)
+def measure(func, pages: list[Page], passes: int) -> dict:
+    scores, kept, tuned, empty, out_words, gold_words = [], [], [], 0, 0, 0
+    per_page = {}
+    for page in pages:
+        text = markdown_text(func(page))
+        score = shingle_f1(text, page.gold)
         scores.append(score)
-        worst.append((score, page))
-        titles += same_title(title, want_title)
-        out_chars += len(text)
-        want_chars += len(expected)
+        (kept if page.kept_out else tuned).append(score)
+        words, want = len(tokens(text)), len(tokens(page.gold))
+        empty += words == 0 and want > 0
+        out_words += words
+        gold_words += want
+        per_page[page.id] = score
     rates = []
-    for n in range(passes + 1):
+    for _ in range(passes):
         start = time.perf_counter()
-        for _, source, _, _ in pages:
-            func(source)
-        if n:  # the first pass warms imports and caches
-            rates.append(len(pages) / (time.perf_counter() - start))
+        for page in pages:
+            func(page)
+        rates.append(len(pages) / (time.perf_counter() - start))
     tracemalloc.start()
-    for _, source, _, _ in pages:
-        func(source)
+    for page in pages:
+        func(page)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     return {
-        "name": name,
         "f1": statistics.mean(scores),
-        "titles": titles,
-        "ratio": out_chars / max(want_chars, 1),
-        "rate": statistics.median(rates),
+        "tuned": statistics.mean(tuned) if tuned else float("nan"),
+        "kept": statistics.mean(kept) if kept else float("nan"),
+        "empty": empty,
+        "ratio": out_words / max(gold_words, 1),
+        "rate": statistics.median(rates) if rates else float("nan"),
         "peak": peak / 2**20,
-        "worst": sorted(worst)[:8],
+        "pages": per_page,
     }
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passes", type=int, default=3)
-    parser.add_argument("--only", help="one page folder")
-    parser.add_argument("--worst", action="store_true", help="list each extractor's worst pages")
+    parser.add_argument("--sets", default=",".join(SETS), help="comma-separated: " + ", ".join(SETS))
+    parser.add_argument("--every", type=int, default=1, help="measure every Nth page only (quick runs)")
+    parser.add_argument("--part", choices=("all", "tuned", "kept"), default="all",
+                        help="measure the tuned pages only, the kept-out ones only, or all")
+    parser.add_argument("--extractors", default=",".join(EXTRACTORS))
+    parser.add_argument("--worst", action="store_true", help="list the pages where webtools trails most")
+    parser.add_argument("--scores", help="write per-page scores to this JSON file")
     args = parser.parse_args()
-    if not CORPUS.is_dir():
-        sys.exit(f"Corpus not found: {CORPUS}")
+    if not EXTRACTION_DEV.is_dir() or not READABILITY.is_dir():
+        sys.exit(f"Corpora not found under {CORPORA}")
     warnings.filterwarnings("ignore")
-    import logging
-
     logging.disable(logging.CRITICAL)
-    pages = load_pages(args.only)
-    results = [measure(name, func, pages, args.passes) for name, func in EXTRACTORS.items()]
-    print(f"{len(pages)} pages from {CORPUS}")
-    print(f"{'extractor':<12} {'mean F1':>8} {'titles':>9} {'chars':>6} {'pages/s':>8} {'peak MiB':>9}")
-    for r in results:
-        print(
-            f"{r['name']:<12} {r['f1']:8.3f} {r['titles']:>4}/{len(pages):<4} {r['ratio']:6.3f} "
-            f"{r['rate']:8.1f} {r['peak']:9.1f}"
-        )
-    if args.worst:
-        for r in results:
-            print(r["name"], "worst:", ", ".join(f"{page} {score:.2f}" for score, page in r["worst"]))
+    sets = tuple(s for s in args.sets.split(",") if s)
+    all_pages = load_pages(sets)
+    names = [n for n in args.extractors.split(",") if n]
+    print(f"{'set':<16} {'pages':>5} {'extractor':<12} {'F1':>6} {'tuned':>6} {'kept':>6} {'empty':>5} "
+          f"{'words':>6} {'pages/s':>8} {'peak MiB':>9}")
+    dump = {}
+    for name in sets:
+        pages = [p for p in all_pages if p.set == name and args.part in ("all", ("tuned", "kept")[p.kept_out])]
+        pages = pages[::args.every]
+        results = {extractor: measure(EXTRACTORS[extractor], pages, args.passes) for extractor in names}
+        for extractor, r in results.items():
+            print(f"{name:<16} {len(pages):>5} {extractor:<12} {r['f1']:6.3f} {r['tuned']:6.3f} {r['kept']:6.3f} "
+                  f"{r['empty']:>5} {r['ratio']:6.3f} {r['rate']:8.1f} {r['peak']:9.1f}", flush=True)
+        dump[name] = {extractor: r["pages"] for extractor, r in results.items()}
+        if args.worst and len(results) > 1:
+            ours_, peer = results[names[0]]["pages"], results[names[1]]["pages"]
+            gaps = sorted((ours_[p] - peer[p], p) for p in ours_)[:10]
+            print("   trails most:", ", ".join(f"{p} {gap:+.2f}" for gap, p in gaps))
+    if args.scores:
+        Path(args.scores).write_text(json.dumps(dump))
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ import pytest
 CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
 READABILITY_PAGES = CORPORA / "readability-pages"
 ROBOTS_CASES = CORPORA / "robots" / "robots_cases.json"
+EXTRACTION_DEV = CORPORA / "extraction-dev"
 
 
 def needs(path: Path):

@@ -1,11 +1,12 @@
 """HTML to Markdown: main content, cleaning, absolute links, images, titles, decoding."""
 from __future__ import annotations
 
+import gzip
 import json
 
 import pytest
 
-from tests.corpora import READABILITY_PAGES, needs
+from tests.corpora import EXTRACTION_DEV, READABILITY_PAGES, needs
 from webtools.plugins.web_fetch.extract import decode, extract, sniff_charset
 
 CORPUS = READABILITY_PAGES
@@ -122,3 +123,155 @@ def test_real_page_from_the_corpus_gives_its_title_and_article():
     assert title == meta["title"]
     assert "Ammar Askar" in text and "Minecraft" in text
     assert len(text) < 10_000
+
+
+# -- structure ---------------------------------------------------------------------------------------
+
+PROSE = ("Tidal forces stretch the oceans along the line between the Earth and the Moon, so most coasts "
+         "see two high tides a day. The Sun adds its own smaller bulge, which is why spring tides happen.")
+
+
+def _article(inner: str) -> str:
+    return (f"<html><head><title>Tides</title></head><body><nav><a href='/'>NAV_HOME</a></nav><main><article>"
+            f"<h1>Tides</h1><p>{PROSE}</p>{inner}<p>{PROSE.replace('Tidal', 'Lunar')}</p></article></main>"
+            "<footer>FOOTER_TEXT</footer></body></html>")
+
+
+def test_headings_lists_and_block_quotes_survive_as_markdown():
+    html = _article("<h2>Why two bulges</h2><p>The far side is pulled less than the centre of the Earth.</p>"
+                    "<ol><li>First bulge faces the Moon</li><li>Second bulge faces away</li></ol>"
+                    "<ul><li>Spring tides</li><li>Neap tides</li></ul>"
+                    "<blockquote><p>The tide waits for no one, as the saying goes among sailors.</p></blockquote>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "## Why two bulges" in text
+    assert "1. First bulge faces the Moon\n2. Second bulge faces away" in text
+    assert "- Spring tides\n- Neap tides" in text
+    assert "> The tide waits for no one" in text
+    assert "NAV_HOME" not in text and "FOOTER_TEXT" not in text
+
+
+def test_a_simple_table_becomes_a_pipe_table():
+    html = _article("<table><tr><th>Port</th><th>High tide</th></tr><tr><td>Brest</td><td>06:12</td></tr>"
+                    "<tr><td>Dover</td><td>07:40</td></tr></table>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "| Port | High tide |\n| --- | --- |\n| Brest | 06:12 |\n| Dover | 07:40 |" in text
+
+
+def test_a_table_with_merged_or_block_cells_becomes_text_rows():
+    html = _article("<table><tr><td colspan='2'>Tide table for the week</td></tr>"
+                    "<tr><td>Brest</td><td>06:12</td></tr><tr><td>Dover</td><td>07:40</td></tr></table>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "Brest · 06:12" in text and "Dover · 07:40" in text
+    assert "| --- |" not in text
+
+
+def test_code_blocks_are_fenced_with_the_language_the_page_gives():
+    html = _article('<pre><code class="language-python">def tide(hours):\n    return hours % 12.42\n</code></pre>'
+                    '<pre data-lang="bash">echo high\n</pre><pre>plain block\n</pre>')
+    _, text = extract(html, "https://tides.test/a")
+    assert "```python\ndef tide(hours):\n    return hours % 12.42\n```" in text
+    assert "```bash\necho high\n```" in text
+    assert "```\nplain block\n```" in text
+
+
+def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dropped():
+    related = "".join(f"<li><a href='/r{i}'>RELATED_{i} story about something else</a></li>" for i in range(6))
+    html = _article("") .replace(
+        "</article>",
+        "</article><div class='share'><a href='https://x.test/share'>SHARE_ON_X</a></div>"
+        "<div id='cookie-banner'><p>COOKIE_BANNER we use cookies</p><button>Accept</button></div>"
+        f"<aside class='related'><h3>Related articles</h3><ul>{related}</ul></aside>"
+        "<form id='comments'><textarea></textarea><p>COMMENT_FORM Leave a reply</p></form>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "Tidal forces stretch" in text and "Lunar forces stretch" in text
+    for marker in ("SHARE_ON_X", "COOKIE_BANNER", "RELATED_0", "COMMENT_FORM"):
+        assert marker not in text
+
+
+def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
+    from webtools.plugins.web_fetch.extract.choice import merge
+
+    shared = "The harbour master posts the tide tables every morning at the quay for all the boats."
+    only_other = ("A second paragraph that only one extractor found, long enough to be prose and free of "
+                  "links, which the merge must keep in its place.")
+    base = f"[Home](https://t.test/) [News](https://t.test/n)\n\n{shared}\n\nShort line"
+    other = f"{shared}\n\n{only_other}"
+    merged = merge(base, other)
+    assert merged.split("\n\n") == [shared, only_other]
+
+
+# -- the fallback ------------------------------------------------------------------------------------
+
+def test_page_with_text_never_comes_back_empty():
+    # Nothing here looks like an article to either extractor: the cleaned page is returned.
+    html = "<html><body><div><span>Opening hours</span></div><div><span>Mon-Fri 9-17</span></div></body></html>"
+    _, text = extract(html, "https://shop.test/")
+    assert "Opening hours" in text and "Mon-Fri 9-17" in text
+
+
+@needs(EXTRACTION_DEV)
+def test_sample_of_unseen_pages_never_comes_back_empty_and_stays_near_the_golds_size():
+    manifest = json.loads((EXTRACTION_DEV / "manifest.json").read_text())
+    out_words = gold_words = 0
+    for entry in manifest[::75]:
+        html = gzip.decompress((EXTRACTION_DEV / entry["html"]).read_bytes())
+        gold = (EXTRACTION_DEV / entry["gold"]).read_bytes().decode("utf-8", "replace")
+        _, text = extract(html, "https://page.test/")
+        assert text.strip(), entry["html"]
+        out_words += len(text.split())
+        gold_words += len(gold.split())
+    assert out_words < 1.3 * gold_words
+
+
+# -- metadata ----------------------------------------------------------------------------------------
+
+def _head(head: str, body: str = "") -> str:
+    return f"<html><head><title>T</title>{head}</head><body>{body}<article><p>{PROSE}</p></article></body></html>"
+
+
+def test_json_ld_gives_date_author_and_language():
+    ld = json.dumps({"@context": "https://schema.org", "@graph": [
+        {"@type": "WebSite", "name": "Ocean Notes"},
+        {"@type": "NewsArticle", "headline": "Tides", "datePublished": "2024-03-05T08:30:00+01:00",
+         "author": [{"@type": "Person", "name": "Ada Tide"}, {"@type": "Person", "name": "Ben Wave"}],
+         "inLanguage": "en-GB"}]})
+    result = extract(_head(f'<script type="application/ld+json">{ld}</script>'), "https://t.test/")
+    assert result.published == "2024-03-05T08:30:00+01:00"
+    assert result.author == "Ada Tide, Ben Wave"
+    assert result.language == "en-GB"
+
+
+@pytest.mark.parametrize("meta, published", [
+    ('<meta property="article:published_time" content="2023-11-02T10:00:00Z">', "2023-11-02T10:00:00+00:00"),
+    ('<meta name="date" content="2021-06-30">', "2021-06-30"),
+    ('<meta name="citation_publication_date" content="2019/04/07">', "2019-04-07"),
+    ('<meta name="DC.date.issued" content="Tue, 05 Mar 2024 10:00:00 GMT">', "2024-03-05T10:00:00+00:00"),
+    ('<meta name="date" content="not a date">', None),
+])
+def test_meta_tags_give_the_date(meta, published):
+    assert extract(_head(meta), "https://t.test/").published == published
+
+
+def test_time_element_gives_the_date_when_nothing_else_does():
+    html = _head("", "<article><p>Posted <time datetime='2022-02-14'>Feb 14</time></p></article>")
+    assert extract(html, "https://t.test/").published == "2022-02-14"
+
+
+def test_meta_author_and_byline_markup_give_the_author():
+    assert extract(_head('<meta name="author" content="By Ada Tide">'), "https://t.test/").author == "Ada Tide"
+    byline = _head("", "<p class='byline'>by <a rel='author' href='/ada'>Ada Tide</a></p>")
+    assert extract(byline, "https://t.test/").author == "Ada Tide"
+
+
+def test_html_lang_or_content_language_gives_the_language():
+    page = _head("").replace("<html>", "<html lang='fr_CA'>")
+    assert extract(page, "https://t.test/").language == "fr-CA"
+    meta = _head('<meta http-equiv="Content-Language" content="de">')
+    assert extract(meta, "https://t.test/").language == "de"
+
+
+def test_page_that_states_nothing_has_no_metadata():
+    result = extract(_head(""), "https://t.test/")
+    assert (result.published, result.author, result.language) == (None, None, None)
+    title, text = result  # still the (title, text) pair it always was
+    assert title == "T" and PROSE[:20] in text

@@ -1,0 +1,107 @@
+"""Candidates for the main content: readability-lxml's article, trafilatura's, and the whole cleaned page.
+
+Each candidate is HTML (an lxml element) for the Markdown writer. The two extractors fail differently:
+readability scores text blocks and keeps the best one with its siblings, so it keeps an article's
+structure but sometimes takes a whole column of links or misses a short post; trafilatura walks the
+page with rules about tags and link density, and is precise but often drops a section of the article
+(a list, a table, a paragraph in an odd container). ``choice`` merges them.
+"""
+from __future__ import annotations
+
+import copy
+import logging
+
+import lxml.html
+from lxml import etree
+from readability import Document
+
+from .page import absolutize
+
+logger = logging.getLogger("webtools.web_fetch")
+
+
+class _Readability(Document):
+    """readability-lxml on a tree we already parsed and cleaned, copied for each of its passes (it
+    mutates the tree it works on and retries on the result otherwise)."""
+
+    def _parse(self, input):
+        return copy.deepcopy(input)
+
+    def get_link_density(self, elem):
+        # readability measures text with two regular expressions per call, once per link and once for
+        # the element: a third of all extraction time. Collapsing whitespace with split() gives the same
+        # lengths (up to rare non-breaking-space runs) at a fraction of the cost.
+        links = sum(_collapsed_length(a.text_content()) for a in elem.iterdescendants("a"))
+        return links / max(_collapsed_length(elem.text_content()), 1)
+
+
+def _collapsed_length(text: str) -> int:
+    words = text.split()
+    return sum(map(len, words)) + max(len(words) - 1, 0)
+
+
+def readability_article(doc: lxml.html.HtmlElement, url: str, base: str) -> lxml.html.HtmlElement | None:
+    """readability-lxml's article (``summary(html_partial=True)``: the full-document form has returned an
+    empty body where the partial one found the article), links absolute; None when it finds nothing."""
+    try:
+        article_html = _Readability(doc, url=url).summary(html_partial=True)
+    except Exception:  # readability raises Unparseable (and worse) on odd trees
+        logger.debug("readability failed on %s", url, exc_info=True)
+        return None
+    if not article_html:
+        return None
+    content = lxml.html.fragment_fromstring(article_html, create_parent="div")
+    absolutize(content, base)
+    return content
+
+
+#: trafilatura's XML (TEI-like) elements as HTML. ``list`` keeps whether it was ordered (``rend``).
+_TEI_TAGS = {
+    "item": "li", "code": "pre", "quote": "blockquote", "lb": "br", "graphic": "img", "ref": "a", "row": "tr",
+}
+_TEI_HI = {"#b": "strong", "#i": "em", "#t": "code", "#u": "u", "#sub": "sub", "#sup": "sup"}
+
+
+def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
+    """trafilatura's extracted body (its XML) as an HTML ``<div>``."""
+    for el in body.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        rend = el.get("rend") or ""
+        if tag == "list":
+            el.tag = "ol" if rend == "ol" else "ul"
+        elif tag == "head":
+            el.tag = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h3"
+        elif tag == "hi":
+            el.tag = _TEI_HI.get(rend, "em")
+        elif tag == "cell":
+            el.tag = "th" if el.get("role") == "head" else "td"
+        elif tag == "ref":
+            el.set("href", el.get("target") or "")
+            el.tag = "a"
+        elif tag in _TEI_TAGS:
+            el.tag = _TEI_TAGS[tag]
+        keep = {"href"} if el.tag == "a" else {"src", "alt"} if el.tag == "img" else ()
+        for name in [n for n in el.attrib if n not in keep]:
+            del el.attrib[name]
+    body.tag = "div"
+    return lxml.html.fromstring(etree.tostring(body, encoding="unicode"))
+
+
+def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.HtmlElement | None:
+    """trafilatura's main text (its fast mode: readability and jusText, its own fallbacks, are what the
+    other candidate and the merge do), links absolute against ``base``; None when it finds nothing."""
+    from trafilatura import bare_extraction
+
+    try:
+        result = bare_extraction(
+            doc, url=base, fast=True, include_comments=False, include_tables=True, include_images=False,
+            include_formatting=True, include_links=True, with_metadata=False,
+        )
+    except Exception:  # trafilatura guards itself, but a candidate must never break extraction
+        logger.debug("trafilatura failed on %s", base, exc_info=True)
+        return None
+    if result is None or result.body is None or not len(result.body):
+        return None
+    return tei_to_html(result.body)

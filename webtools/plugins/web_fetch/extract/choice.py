@@ -1,0 +1,139 @@
+"""Merging two candidates' Markdown into one text, block by block, by agreement and text density.
+
+A block is a paragraph, heading, list, table or code block of Markdown. The *base* candidate
+(readability's, which keeps the article's structure) gives the order. A block is kept when:
+
+- the other candidate has it too (at least ``COVERED`` of its 4-word shingles): two different methods
+  agree that it is content;
+- or it is prose: ``PROSE_WORDS`` words or more with at most ``MAX_LINK_SHARE`` of them in links;
+- or it lies between kept blocks of its candidate and is not thick with links: an article's own
+  subheadings, short paragraphs and lists sit between its paragraphs, while a page's boilerplate sits
+  around them.
+
+The other candidate's blocks kept by these rules that the base lacks are inserted after the base block
+that holds the other's previous shared block, so they appear where that extractor found them.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+COVERED = 0.5
+PROSE_WORDS = 15
+MAX_LINK_SHARE = 0.3
+
+_WORD = re.compile(r"\w+")
+_LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
+_URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)|<https?://[^>\s]+>")
+_FENCE = re.compile(r"^(```|~~~)")
+
+
+@dataclass
+class Block:
+    markdown: str
+    words: int
+    shingles: frozenset
+    link_share: float
+
+    def prose(self) -> bool:
+        return self.words >= PROSE_WORDS and self.link_share <= MAX_LINK_SHARE
+
+
+def _split(markdown: str) -> list[str]:
+    """Blocks separated by blank lines, a fenced code block (blank lines and all) being one."""
+    blocks, current, fenced = [], [], False
+    for line in markdown.split("\n"):
+        if _FENCE.match(line.lstrip()):
+            fenced = not fenced
+        if not line.strip() and not fenced:
+            if current:
+                blocks.append("\n".join(current))
+                current = []
+            continue
+        current.append(line)
+    if current:
+        blocks.append("\n".join(current))
+    return blocks
+
+
+def words(markdown: str) -> list[str]:
+    """The words a reader sees in Markdown (link and image URLs left out), lowercased."""
+    return _WORD.findall(_URL.sub("]", markdown).lower())
+
+
+def _shingles(tokens: list[str]) -> frozenset:
+    if len(tokens) < 4:
+        return frozenset([tuple(tokens)])
+    return frozenset(tuple(tokens[i:i + 4]) for i in range(len(tokens) - 3))
+
+
+def blocks(markdown: str) -> list[Block]:
+    out = []
+    for text in _split(markdown):
+        tokens = words(text)
+        if not tokens:
+            continue
+        linked = sum(len(_WORD.findall(m.group(1))) for m in _LINK.finditer(text))
+        out.append(Block(text, len(tokens), _shingles(tokens), min(linked / len(tokens), 1.0)))
+    return out
+
+
+def _covered(block: Block, other: frozenset, other_text: str) -> bool:
+    if block.words < 4:  # too short for shingles: the same words in a row
+        return f" {' '.join(next(iter(block.shingles)))} " in other_text
+    return len(block.shingles & other) >= COVERED * len(block.shingles)
+
+
+def _interior(keep: list[bool], blocks_: list[Block]) -> list[bool]:
+    """Also keep the blocks between the first and the last kept one that are not thick with links."""
+    kept = [i for i, k in enumerate(keep) if k]
+    if not kept:
+        return keep
+    first, last = kept[0], kept[-1]
+    return [k or (first < i < last and b.link_share <= MAX_LINK_SHARE) for i, (k, b) in enumerate(zip(keep, blocks_))]
+
+
+def merge(base: str, other: str) -> str:
+    """One Markdown text from two candidates' (see the module's docstring)."""
+    base_blocks, other_blocks = blocks(base), blocks(other)
+    if not other_blocks:
+        return "\n\n".join(b.markdown for b in base_blocks)
+    if not base_blocks:
+        return "\n\n".join(b.markdown for b in other_blocks)
+    # Shingles over the whole text, across block boundaries: the two may cut blocks differently.
+    base_words, other_words = words(base), words(other)
+    base_set, other_set = _shingles(base_words), _shingles(other_words)
+    base_text, other_text = f" {' '.join(base_words)} ", f" {' '.join(other_words)} "
+    keep = _interior([_covered(b, other_set, other_text) or b.prose() for b in base_blocks], base_blocks)
+    shared = [_covered(b, base_set, base_text) for b in other_blocks]
+    owner: dict[tuple, int] = {}
+    for i, block in enumerate(base_blocks):
+        for shingle in block.shingles:
+            owner.setdefault(shingle, i)
+    # Where each of the other's blocks would go: after the base block holding its last shared block.
+    anchors, anchor = [], -1
+    for block, is_shared in zip(other_blocks, shared):
+        if is_shared:
+            owners = Counter(owner[s] for s in block.shingles if s in owner)
+            if owners:
+                anchor = owners.most_common(1)[0][0]
+        anchors.append(anchor)
+    following: list[int | None] = [None] * len(other_blocks)
+    for i in range(len(other_blocks) - 2, -1, -1):
+        following[i] = anchors[i + 1] if shared[i + 1] else following[i + 1]
+    inserts: dict[int, list[str]] = {}
+    for i, block in enumerate(other_blocks):
+        if shared[i]:
+            continue
+        # A short block the base lacks is kept only in a gap of the base's text: between two shared
+        # blocks that follow each other in the base (readability drops short lists and captions).
+        gap = anchors[i] >= 0 and following[i] is not None and following[i] - anchors[i] <= 1
+        if block.prose() or (gap and block.link_share <= MAX_LINK_SHARE):
+            inserts.setdefault(anchors[i], []).append(block.markdown)
+    out = list(inserts.get(-1, ()))
+    for i, block in enumerate(base_blocks):
+        if keep[i]:
+            out.append(block.markdown)
+        out.extend(inserts.get(i, ()))
+    return "\n\n".join(out)

@@ -1,0 +1,203 @@
+"""The parsed page: lxml tree, cleaning of what is never content, the title, and links made absolute."""
+from __future__ import annotations
+
+import json
+import re
+from urllib.parse import urljoin
+
+import lxml.html
+from lxml import etree
+
+from .decode import decode
+
+#: Elements that are never content: scripts and styles, the page's chrome, embedded apps and forms.
+REMOVED_TAGS = (
+    "script", "style", "nav", "header", "footer", "noscript", "template", "iframe", "svg", "canvas",
+    "form", "button",
+)
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_TITLE_SEPARATOR = re.compile(r" [|\-\\/>»–—] ")
+_SCHEMA_ORG = re.compile(r"^https?://schema\.org/?$")
+_ARTICLE_TYPE = re.compile(
+    r"^Article|AdvertiserContentArticle|NewsArticle|AnalysisNewsArticle|AskPublicNewsArticle|"
+    r"BackgroundNewsArticle|OpinionNewsArticle|ReportageNewsArticle|ReviewNewsArticle|Report|"
+    r"SatiricalArticle|ScholarlyArticle|MedicalScholarlyArticle|SocialMediaPosting|BlogPosting|"
+    r"LiveBlogPosting|DiscussionForumPosting|TechArticle|APIReference$"
+)
+_META_PROPERTY = re.compile(
+    r"\s*(article|dc|dcterm|og|twitter)\s*:\s*(author|creator|description|published_time|title|site_name)\s*",
+    re.IGNORECASE,
+)
+_META_NAME = re.compile(
+    r"^\s*(?:(dc|dcterm|og|twitter|parsely|weibo:(article|webpage))\s*[-.:]\s*)?"
+    r"(author|creator|pub-date|description|title|site_name)\s*$",
+    re.IGNORECASE,
+)
+_META_TITLE_KEYS = (
+    "dc:title", "dcterm:title", "og:title", "weibo:article:title", "weibo:webpage:title", "title",
+    "twitter:title", "parsely-title",
+)
+
+
+def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
+    if isinstance(html, bytes):
+        html = decode(html, html=True)
+    # lxml refuses a str that declares its own encoding; an XML declaration is meaningless once decoded.
+    html = re.sub(r"^\s*<\?xml[^>]*\?>", "", html, count=1)
+    if not html.strip():
+        return None
+    parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, default_doctype=False)
+    try:
+        return lxml.html.document_fromstring(html, parser=parser)
+    except (etree.ParserError, ValueError):
+        return None
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def _html_title(doc: lxml.html.HtmlElement) -> str:
+    for element in doc.iter("title"):
+        title = " ".join(element.text_content().split())
+        if title:
+            return title
+    return ""
+
+
+def _short_title(doc: lxml.html.HtmlElement, original: str) -> str:
+    """``<title>`` without the site's name, by Readability.js's rules (``_getArticleTitle``)."""
+    title = original
+    hierarchical = False
+    separators = list(_TITLE_SEPARATOR.finditer(original))
+    if separators:
+        hierarchical = bool(re.search(r" [\\/>»] ", original))
+        title = original[: separators[-1].start()]
+        if words(title) < 3:
+            title = re.sub(r"^[^|\-\\/>»–—]*[|\-\\/>»–—]", "", original)
+    elif ": " in title:
+        headings = [" ".join(h.text_content().split()) for h in doc.iter("h1", "h2")]
+        if title not in headings:
+            title = original[original.rfind(":") + 1:]
+            if words(title) < 3:
+                title = original[original.find(":") + 1:]
+            elif words(original[: original.find(":")]) > 5:
+                title = original
+    elif len(title) > 150 or len(title) < 15:
+        h1s = list(doc.iter("h1"))
+        if len(h1s) == 1:
+            title = h1s[0].text_content()
+    title = " ".join(title.split())
+    count = words(title)
+    if count <= 4 and (not hierarchical or count != words(re.sub(r"[|\-\\/>»–—]+", "", original)) - 1):
+        title = original
+    return title
+
+
+def _json_ld_title(doc: lxml.html.HtmlElement, short_title: str) -> str | None:
+    for script in doc.xpath("//script[@type='application/ld+json']"):
+        try:
+            data = json.loads((script.text or "").strip().removeprefix("<![CDATA[").removesuffix("]]>"))
+        except ValueError:
+            continue
+        if isinstance(data, list):
+            data = next((item for item in data if isinstance(item, dict) and _ARTICLE_TYPE.search(
+                str(item.get("@type", "")))), None)
+        if not isinstance(data, dict) or not _SCHEMA_ORG.match(str(data.get("@context", ""))):
+            continue
+        if "@type" not in data and isinstance(data.get("@graph"), list):
+            data = next((item for item in data["@graph"] if isinstance(item, dict) and _ARTICLE_TYPE.search(
+                str(item.get("@type", "")))), None)
+        if not isinstance(data, dict) or not _ARTICLE_TYPE.search(str(data.get("@type", ""))):
+            continue
+        name, headline = data.get("name"), data.get("headline")
+        if isinstance(name, str) and isinstance(headline, str) and name != headline:
+            if similar(headline, short_title) and not similar(name, short_title):
+                return headline.strip()
+            return name.strip()
+        for value in (name, headline):
+            if isinstance(value, str) and value.strip():
+                return value.strip()
+    return None
+
+
+def similar(a: str, b: str) -> bool:
+    """Readability.js's ``_textSimilarity(a, b) > 0.75``: most of ``b``'s words are in ``a``."""
+    tokens_a = set(re.findall(r"\w+", a.lower()))
+    tokens_b = [t for t in re.findall(r"\w+", b.lower())]
+    if not tokens_a or not tokens_b:
+        return False
+    unique_b = [t for t in tokens_b if t not in tokens_a]
+    distance = len(" ".join(unique_b)) / max(len(" ".join(tokens_b)), 1)
+    return 1 - distance > 0.75
+
+
+def _meta_title(doc: lxml.html.HtmlElement) -> str | None:
+    values: dict[str, str] = {}
+    for meta in doc.iter("meta"):
+        content = (meta.get("content") or "").strip()
+        if not content:
+            continue
+        # Later declarations win, and a property attribute may list several names, as Readability.js reads.
+        names = [m.group(0) for m in _META_PROPERTY.finditer(meta.get("property") or "")]
+        if not names and _META_NAME.match(meta.get("name") or ""):
+            names = [meta.get("name")]
+        for name in names:
+            values[re.sub(r"\s", "", name.lower()).replace(".", ":")] = content
+    for key in _META_TITLE_KEYS:
+        if values.get(key):
+            return " ".join(values[key].split())
+    return None
+
+
+def page_title(doc: lxml.html.HtmlElement) -> str | None:
+    """The article's title as Readability.js reads it: JSON-LD, then Open Graph and similar metadata,
+    then ``<title>`` without the site's name. None when the page has none."""
+    original = _html_title(doc)
+    short = _short_title(doc, original) if original else ""
+    return _json_ld_title(doc, short) or _meta_title(doc) or short or None
+
+
+def clean(doc: lxml.html.HtmlElement) -> None:
+    """Remove what is never content, hidden elements included."""
+    etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
+    for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
+        style = element.get("style")
+        if element.get("hidden") is not None or element.get("aria-hidden") == "true" or (
+            style and _HIDDEN_STYLE.search(style)
+        ):
+            if element.getparent() is not None:
+                element.drop_tree()
+
+
+def base_url(doc: lxml.html.HtmlElement, url: str) -> str:
+    """What relative links of the page resolve against: its ``<base href>``, else ``url``."""
+    for base in doc.iter("base"):
+        href = (base.get("href") or "").strip()
+        if href:
+            try:
+                return urljoin(url, href)
+            except ValueError:
+                break
+    return url
+
+
+def absolutize(element: lxml.html.HtmlElement, base: str) -> None:
+    """Make the links and images under ``element`` absolute against ``base``.
+
+    Done on the extracted content only, not the whole page: most of a page's links are dropped with
+    its chrome, and rewriting them all was a tenth of the extraction time."""
+    try:
+        element.make_links_absolute(base, resolve_base_href=False, handle_failures="discard")
+    except ValueError:
+        pass  # a malformed base URL: keep the links as the page wrote them
+    for img in element.iter("img"):
+        # Lazy-loaded images keep their real address in a data attribute.
+        if not img.get("src") or img.get("src", "").startswith("data:"):
+            for attr in ("data-src", "data-original", "data-lazy-src"):
+                if img.get(attr):
+                    try:
+                        img.set("src", urljoin(base, img.get(attr)))
+                    except ValueError:
+                        pass
+                    break
