@@ -33,6 +33,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/reading_budget.py
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/provenance.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
