@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean screenshots
 
 $(STAMP): requirements.txt requirements-dev.txt setup.cfg pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -24,6 +24,10 @@ lint: $(STAMP)
 
 test: lint
 	$(BIN)/python -m pytest
+
+# The browser tests, saving each page at phone and desktop widths into docs/screenshots/.
+screenshots: $(STAMP)
+	WEBTOOLS_SCREENSHOTS=1 $(BIN)/python -m pytest -q -m browser
 
 bench: $(STAMP)
 	$(BIN)/python -m pip install --quiet -r bench/requirements.txt

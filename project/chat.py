@@ -5,11 +5,15 @@ The model server comes from ``OPENAI_BASE_URL``, ``OPENAI_API_KEY`` and ``OPENAI
 and the same loop works for llama.cpp's server, Ollama, vLLM and OpenAI itself. The operator chose
 that URL, so it is reached without the private-network guard (like an engine URL in the admin).
 
-``POST chat/stream/`` answers with NDJSON, one event a line, which ``chat.js`` reads with ``fetch()``:
+``POST chat/stream/`` takes ``{"messages": [...], "tools": [names]}`` (``tools``: the chat's tool
+switches, each one of ``available_tools``; absent means the user's enabled tools) and answers with
+NDJSON, one event a line, which ``chat.js`` reads with ``fetch()``:
 
 - ``{"type": "text", "text": ...}``: a piece of the assistant's reply;
 - ``{"type": "tool_call", "id", "name", "arguments"}`` then ``{"type": "tool_result", "id", "name",
-  "is_error", "text"}``: each call and its raw result as text (the model saw it wrapped);
+  "is_error", "text", "output"}``: each call and its raw result, as text and as the output itself
+  (null when too large to show), which the page renders as search results, a page preview or an error
+  notice (the model saw it wrapped);
 - ``{"type": "sources", "sources": [{"url", "title"}]}``, ``{"type": "error", "message"}``,
   ``{"type": "ping"}`` while tools run, and ``{"type": "done"}`` last.
 
@@ -33,7 +37,7 @@ from django.views.decorators.csrf import ensure_csrf_cookie
 from django.views.decorators.http import require_GET, require_POST
 
 from webtools.exceptions import TurnError
-from webtools.host import start_turn
+from webtools.host import available_tools, start_turn
 from webtools.integrations import openai as wt_openai
 from webtools.net.errors import display_url
 from webtools.runtime import excerpt, output_text
@@ -47,6 +51,8 @@ MAX_HISTORY = 20
 MAX_MESSAGE_CHARACTERS = 20_000
 #: How much of a tool result the page shows (the model gets all of it).
 SHOWN_RESULT_CHARACTERS = 4_000
+#: Up to this size the raw output goes to the page too, for its structured view and "Raw JSON".
+SHOWN_OUTPUT_CHARACTERS = 60_000
 TIMEOUT = (10, 300)
 PING_SECONDS = 1.0
 SYSTEM_PROMPT = (
@@ -66,6 +72,10 @@ def missing_settings() -> list[str]:
 @ensure_csrf_cookie
 def chat_page(request):
     return render(request, "chat.html", {
+        "tools": [
+            {"name": tool.name, "title": tool.display_title, "help": str(tool.help_text), "enabled": enabled}
+            for tool, enabled in available_tools(request.user)
+        ],
         "missing": missing_settings(),
         "model": getattr(settings, "OPENAI_MODEL", ""),
         "base_url": shown_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
@@ -85,10 +95,12 @@ def chat_stream(request):
     if missing_settings():
         return HttpResponseBadRequest(f"Set {' and '.join(missing_settings())} to use the chat.")
     try:
-        history = _history(json.loads(request.body or b"{}"))
+        body = json.loads(request.body or b"{}")
+        history = _history(body)
+        tools = _requested_tools(body, request.user)
     except ValueError as err:
         return HttpResponseBadRequest(str(err))
-    response = StreamingHttpResponse(_ndjson(run_chat(request.user, history)),
+    response = StreamingHttpResponse(_ndjson(run_chat(request.user, history, tools)),
                                      content_type="application/x-ndjson; charset=utf-8")
     response["Cache-Control"] = "no-store"
     response["X-Accel-Buffering"] = "no"  # nginx: pass each line on at once
@@ -122,10 +134,30 @@ def _history(body: dict) -> list[dict]:
     return out
 
 
-def run_chat(user, history: list[dict]) -> Iterator[dict]:
+def _requested_tools(body: dict, user) -> list[str] | None:
+    """The chat's tool switches (``"tools": [names]``), each one the user may have; absent means the
+    user's enabled tools."""
+    names = body.get("tools")
+    if names is None:
+        return None
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ValueError('Send "tools" as a list of tool names.')
+    allowed = {tool.name for tool, _enabled in available_tools(user)}
+    refused = [name for name in names if name not in allowed]
+    if refused:
+        raise ValueError(f"These tools are not available to you: {', '.join(refused)}.")
+    return names
+
+
+def _shown_output(output) -> object:
+    """The raw output for the page's structured view and "Raw JSON", or None when it is too large."""
+    return output if len(json.dumps(output, ensure_ascii=False)) <= SHOWN_OUTPUT_CHARACTERS else None
+
+
+def run_chat(user, history: list[dict], requested_tools: list[str] | None = None) -> Iterator[dict]:
     """The model loop for one question, as events."""
     try:
-        turn = start_turn(user)
+        turn = start_turn(user, requested_tools=requested_tools)
     except TurnError as err:
         yield {"type": "error", "message": str(err)}
         yield {"type": "done"}
@@ -166,7 +198,7 @@ def run_chat(user, history: list[dict]) -> Iterator[dict]:
                 if len(shown) > SHOWN_RESULT_CHARACTERS:
                     shown = shown[:SHOWN_RESULT_CHARACTERS] + "…"
                 yield {"type": "tool_result", "id": result.call_id, "name": result.tool,
-                       "is_error": result.is_error, "text": shown}
+                       "is_error": result.is_error, "text": shown, "output": _shown_output(result.output)}
                 messages.append(wt_openai.tool_message(result))
         yield {"type": "sources", "sources": wt_openai.citations(turn)}
         yield {"type": "done"}

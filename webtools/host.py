@@ -17,7 +17,7 @@ from django.http import QueryDict
 
 from . import conf, crypto
 from .exceptions import WebtoolsConfigurationError
-from .runtime import Ingesters, Plugin, PluginSetup, Registry, Turn, secret_fields
+from .runtime import Ingesters, Plugin, PluginSetup, Registry, Tool, Turn, secret_fields
 from .signals import send_call_signals
 from .stores import DjangoCache, DjangoStore
 
@@ -282,6 +282,21 @@ def _user_rows(user) -> dict[str, tuple[dict[str, Any], list[str]]]:
             logger.warning("Settings of plugin %s for user %s cannot be decrypted; ignored.", row.plugin, user.pk)
             stored = {}
         out[row.plugin] = ({**values, **secrets_in_force(stored, row.values, show_when)}, list(stored.values()))
+    return out
+
+
+def available_tools(user, registry: Registry | None = None) -> list[tuple[Tool, bool]]:
+    """The tools ``user`` may have in a turn, each with whether it is on for them now: the tools on for
+    them and those they may switch. A host offers these as per-chat switches and passes the chosen ones
+    as ``start_turn(requested_tools=...)``; it never offers a tool outside this list."""
+    if registry is None:
+        registry = build_registry()[0]
+    choices = tool_choices(user)
+    out = []
+    for tool in registry.tools():
+        enabled = tool.is_enabled(choices.get(tool.name))
+        if enabled or tool.user_toggle:
+            out.append((tool, enabled))
     return out
 
 

@@ -155,17 +155,17 @@
       this.bubble.replaceChildren(markdown(this.bubble.raw));
     } else if (event.type === "tool_call") {
       this.bubble = null;  // text after the tools goes into a new bubble below them
-      var args = typeof event.arguments === "string" ? event.arguments : JSON.stringify(event.arguments);
       var box = show(el("div", "chat-tool"));
       box.dataset.callId = event.id;
       box.dataset.tool = event.name;
-      box.appendChild(el("strong", "chat-tool-name", event.name));
-      box.appendChild(el("code", "chat-tool-args", " " + args));
+      box.appendChild(el("strong", "chat-tool-name", toolTitle(event.name)));
+      box.appendChild(el("span", "chat-tool-args", " " + callSummary(event.arguments)));
       this.calls[event.id] = box;
     } else if (event.type === "tool_result") {
       var call = this.calls[event.id] || show(el("div", "chat-tool"));
       if (event.is_error) call.classList.add("chat-failed");
-      call.appendChild(el("pre", "chat-tool-result", event.text));
+      call.appendChild(renderResult(event));
+      call.appendChild(rawJson(event.output !== null && event.output !== undefined ? event.output : event.text));
     } else if (event.type === "sources" && event.sources.length) {
       var list = el("ol", "chat-sources");
       event.sources.forEach(function (source) {
@@ -175,9 +175,95 @@
       });
       (this.bubble || show(el("div", "chat-msg chat-assistant"))).appendChild(list);
     } else if (event.type === "error") {
-      show(el("p", "chat-error", event.message));
+      show(notice(event.message));
     }
   };
+
+  // -- tool results, rendered for people: search results, a page preview, an error notice ----------
+
+  var titles = {};
+  document.querySelectorAll("#chat-tools input[name=tool]").forEach(function (box) {
+    titles[box.value] = box.dataset.title;
+  });
+
+  function toolTitle(name) {
+    return titles[name] || name;
+  }
+
+  function callSummary(args) {
+    if (typeof args === "string") {
+      try { args = JSON.parse(args); } catch (e) { return args; }
+    }
+    if (args && typeof args.query === "string") return "“" + args.query + "”";
+    if (args && typeof args.url === "string") return args.url;
+    return JSON.stringify(args);
+  }
+
+  function notice(text) {
+    var box = el("div", "chat-notice");
+    box.setAttribute("role", "alert");
+    box.appendChild(el("strong", "", "Something went wrong. "));
+    box.appendChild(document.createTextNode(text));
+    return box;
+  }
+
+  function hostOf(url) {
+    try { return new URL(url).host; } catch (e) { return url; }
+  }
+
+  function searchResults(output) {
+    var box = el("div", "chat-results");
+    if (!output.results.length) box.appendChild(el("p", "chat-muted", "No results."));
+    var list = el("ol");
+    output.results.forEach(function (result) {
+      var li = el("li");
+      li.appendChild(link(result.url, result.title || result.url));
+      li.appendChild(el("span", "chat-host", " " + hostOf(result.url) + (result.published ? " · " + result.published : "")));
+      if (result.snippet) li.appendChild(el("p", "chat-snippet", result.snippet));
+      list.appendChild(li);
+    });
+    if (output.results.length) box.appendChild(list);
+    (output.notes || []).forEach(function (note) { box.appendChild(el("p", "chat-muted", note)); });
+    return box;
+  }
+
+  function pagePreview(output) {
+    var box = el("div", "chat-page");
+    var title = el("p", "chat-page-title");
+    title.appendChild(link(output.url, output.title || output.url));
+    box.appendChild(title);
+    box.appendChild(el("p", "chat-host", output.url));
+    var details = el("details", "chat-preview");
+    var shown = (output.content || "").length;
+    var total = output.totalCharacters || shown;
+    details.appendChild(el("summary", "", "Preview of what the assistant read (" +
+      (shown < total ? shown + " of " + total : total) + " characters)"));
+    details.appendChild(el("pre", "", output.content || ""));
+    box.appendChild(details);
+    return box;
+  }
+
+  function renderResult(event) {
+    var output = event.output;
+    if (event.is_error) return notice((output && output.error) || event.text);
+    if (output && Array.isArray(output.results)) return searchResults(output);
+    if (output && typeof output.url === "string" && typeof output.content === "string") return pagePreview(output);
+    return el("pre", "chat-tool-result", event.text);
+  }
+
+  function rawJson(value) {
+    var details = el("details", "chat-raw");
+    details.appendChild(el("summary", "", "Raw JSON"));
+    details.appendChild(el("pre", "", typeof value === "string" ? value : JSON.stringify(value, null, 2)));
+    return details;
+  }
+
+  function chosenTools() {
+    var boxes = document.querySelectorAll("#chat-tools input[name=tool]");
+    if (!boxes.length) return undefined;
+    return Array.prototype.filter.call(boxes, function (box) { return box.checked; })
+      .map(function (box) { return box.value; });
+  }
 
   function setBusy(busy) {
     root.dataset.state = busy ? "busy" : "idle";
@@ -195,7 +281,7 @@
       var response = await fetch(root.dataset.streamUrl, {
         method: "POST",
         headers: {"Content-Type": "application/json", "X-CSRFToken": root.dataset.csrf},
-        body: JSON.stringify({messages: history}),
+        body: JSON.stringify({messages: history, tools: chosenTools()}),
         signal: controller.signal,
         credentials: "same-origin",
       });
@@ -215,7 +301,7 @@
         }
       }
     } catch (err) {
-      show(el("p", "chat-error", err.name === "AbortError" ? "Stopped." : String(err.message || err)));
+      show(err.name === "AbortError" ? el("p", "chat-muted", "Stopped.") : notice(String(err.message || err)));
     } finally {
       if (answer.text) history.push({role: "assistant", content: answer.text});
       else history.pop();  // keep user and assistant turns alternating
