@@ -191,3 +191,21 @@ def test_a_model_server_echoing_the_key_it_rejected_does_not_pass_it_to_the_page
         events = events_of(post(chat, QUESTION))
     assert events[0]["type"] == "error"
     assert "model-server-key" not in events[0]["message"] and "Incorrect" not in events[0]["message"]
+
+
+def test_the_chat_may_name_only_tools_the_user_may_have(chat, settings, use_plugins):
+    from tests.plugins import DemoPlugin
+
+    use_plugins(LookupPlugin(), DemoPlugin())
+    settings.OPENAI_BASE_URL = "http://127.0.0.1:9/v1"
+    body = {"messages": [QUESTION]}
+    # "fixed" is on for everyone, "shout" is off but switchable; "secret_echo" is off and not switchable.
+    page = chat.get(reverse("chat")).content.decode()
+    assert 'value="shout"' in page and 'value="fixed"' in page and 'value="secret_echo"' not in page
+    refused = chat.post(reverse("chat-stream"), {**body, "tools": ["lookup", "secret_echo"]},
+                        content_type="application/json")
+    assert refused.status_code == 400 and b"not available to you: secret_echo" in refused.content
+    assert chat.post(reverse("chat-stream"), {**body, "tools": "lookup"},
+                     content_type="application/json").status_code == 400
+    accepted = chat.post(reverse("chat-stream"), {**body, "tools": ["shout"]}, content_type="application/json")
+    assert accepted.status_code == 200
