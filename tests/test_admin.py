@@ -179,3 +179,48 @@ def test_without_an_encryption_key_a_secret_is_a_field_error_not_a_crash(admin_c
     assert row.values == {} and row.encrypted_secrets == ""
     # Options without a secret still save.
     assert post(admin_client, row, mode="plain").status_code == 302
+
+
+def test_test_page_shows_what_the_model_reads_beside_the_raw_output_and_citations(admin_client):
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    page = admin_client.post(url, {"tool": "echo", "input": '{"text": "hey"}'}).content.decode()
+    model_text = page.split('<pre id="test-model-text">')[1].split("</pre>")[0]
+    raw = page.split('<pre id="test-output">')[1].split("</pre>")[0]
+    # echo is untrusted: the model reads it inside the boundary, the raw output is the bare result.
+    assert "hey" in model_text and "hey" in raw and model_text != raw
+    assert "Wrapped as untrusted web content" in page and "Citations" in page
+
+
+def test_test_page_renders_a_form_wide_error(admin_client, monkeypatch):
+    from webtools import admin as webtools_admin
+    from webtools.exceptions import TurnError
+
+    def refuse(*args, **kwargs):
+        raise TurnError("This turn cannot start: the daily limit is reached.")
+
+    monkeypatch.setattr(webtools_admin, "start_turn", refuse)
+    row = PluginOptions.objects.create(plugin="demo", values={"mode": "plain"})
+    url = reverse("admin:webtools_pluginoptions_test", args=[row.pk])
+    page = admin_client.post(url, {"tool": "echo", "input": '{"text": "hey"}'}).content.decode()
+    assert 'id="test-form-errors"' in page and "the daily limit is reached" in page
+
+
+def test_test_page_prefills_each_tools_example_input(client, settings):
+    admin = get_user_model().objects.create_superuser("op", password="pw-op-123")
+    client.force_login(admin)
+    client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    row = PluginOptions.objects.get(plugin="web_fetch")
+    page = client.get(reverse("admin:webtools_pluginoptions_test", args=[row.pk])).content.decode()
+    assert "https://example.com/" in page.split('name="input"')[1].split("</textarea>")[0]
+    search = PluginOptions.objects.get(plugin="web_search")
+    page = client.get(reverse("admin:webtools_pluginoptions_test", args=[search.pk])).content.decode()
+    assert 'id="wt-test-examples"' in page and "Django web framework" in page
+
+
+def test_options_list_says_per_tool_whether_users_have_it_and_offers_no_bulk_delete(admin_client):
+    page = admin_client.get(reverse("admin:webtools_pluginoptions_changelist")).content.decode()
+    assert "Echo: on by default, users may switch it" in page
+    assert "Shout: off by default, users may switch it" in page
+    assert "Fixed: on by default, users cannot switch it" in page
+    assert "delete_selected" not in page and 'name="action"' not in page

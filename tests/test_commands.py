@@ -8,6 +8,7 @@ import pytest
 from django.contrib.auth import get_user_model
 from django.core.management import CommandError, call_command
 
+from tests.test_integrations_openai import web  # noqa: F401 (web: the real plugins)
 from webtools.models import PluginOptions, UserToolSetting
 
 pytestmark = pytest.mark.django_db
@@ -110,3 +111,13 @@ def test_check_reports_a_failing_test_call(root, monkeypatch):
     code, out = run("check")
     assert code == 1 and "secret_echo test call failed: failed with key [redacted]" in out
     assert "operator-key-0123456789" not in out
+
+
+@pytest.mark.django_db
+def test_call_fetches_the_url_the_operator_gave(web):  # noqa: F811
+    user, _engine, site = web
+    get_user_model().objects.create_superuser("root", password="pw-root-123")
+    code, out = run("call", "web_fetch", "--input", json.dumps({"url": site.url("/article")}))
+    result = json.loads(out)
+    assert code == 0 and result["is_error"] is False, result["output"]
+    assert "lazy" in result["output"]["content"]

@@ -122,7 +122,7 @@ class ToolTestForm(forms.Form):
 
     def __init__(self, *args, tools=(), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["tool"].choices = [(t.name, t.name) for t in tools]
+        self.fields["tool"].choices = [(t.name, f"{t.display_title} ({t.name})") for t in tools]
 
     def clean_input(self):
         try:
@@ -141,8 +141,10 @@ class PluginOptionsAdmin(admin.ModelAdmin):
     The "Test" page runs one call of the plugin's tools with the saved options, as the operator.
     """
 
-    list_display = ("__str__", "plugin", "status", "updated_at")
+    list_display = ("__str__", "plugin", "status", "tools_for_users", "updated_at")
     readonly_fields = ()
+    # Rows come back on the next visit, so deleting them in bulk only resets options by surprise.
+    actions = None
 
     class Media:
         js = ("webtools/show_when.js",)
@@ -168,8 +170,10 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         plugin = get_plugin(obj.plugin)
         registry, _ingesters, _loaded = build_registry()
         tools = registry.tools_of(plugin.id)
+        # Each tool's example input; the page swaps it in when the operator picks another tool.
+        examples = {tool.name: json.dumps(plugin.test_input(tool.name) or {}, indent=2) for tool in tools}
         first = tools[0].name if tools else ""
-        initial = {"tool": first, "input": json.dumps(plugin.test_input(first) or {})}
+        initial = {"tool": first, "input": examples.get(first, "{}")}
         form = ToolTestForm(request.POST or None, tools=tools, initial=initial)
         result = None
         citations = []
@@ -180,6 +184,8 @@ class PluginOptionsAdmin(admin.ModelAdmin):
                 form.add_error(None, str(err))
             else:
                 with turn:
+                    # The operator wrote this input, so web_fetch may read the URLs in it.
+                    turn.observe(json.dumps(form.cleaned_data["input"], ensure_ascii=False))
                     result = turn.call(form.cleaned_data["tool"], form.cleaned_data["input"])
                 citations = turn.citations.as_list()
         context = {
@@ -189,6 +195,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
             "title": _("Test %(plugin)s") % {"plugin": plugin.name},
             "form": form,
             "tools": tools,
+            "examples": examples,
             "result": result,
             "output_text": json.dumps(result.output, indent=2, ensure_ascii=False) if result else "",
             "citations": citations,
@@ -199,7 +206,19 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         for plugin_id, plugin in get_plugins().items():
             if plugin.options_form is not None:
                 PluginOptions.objects.get_or_create(plugin=plugin_id)
+        self._registry = build_registry()[0]  # once per page, for tools_for_users
         return super().changelist_view(request, extra_context)
+
+    @admin.display(description=_("tools for users"))
+    def tools_for_users(self, obj: PluginOptions) -> str:
+        """Whether each of the plugin's tools is on for users who have not switched it, and whether they may."""
+        registry = getattr(self, "_registry", None) or build_registry()[0]
+        lines = []
+        for tool in registry.tools_of(obj.plugin):
+            state = _("on by default") if tool.default_enabled else _("off by default")
+            switch = _("users may switch it") if tool.user_toggle else _("users cannot switch it")
+            lines.append(f"{tool.display_title}: {state}, {switch}")
+        return "; ".join(lines) or "—"
 
     def get_queryset(self, request):
         return super().get_queryset(request).filter(plugin__in=list(get_plugins()))

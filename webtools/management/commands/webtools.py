@@ -67,6 +67,8 @@ class Command(BaseCommand):
         except TurnError as err:
             raise CommandError(str(err)) from None
         with turn:
+            # The operator wrote these URLs, so web_fetch may read them.
+            turn.observe(json.dumps(payload, ensure_ascii=False))
             result = turn.call(tool, payload)
         self.stdout.write(
             json.dumps(
@@ -155,6 +157,8 @@ class Command(BaseCommand):
                     if test_input is None:
                         continue
                     with start_turn(account, requested_tools=[tool.name]) as turn:
+                        # The plugin's own example, not the model's: web_fetch may read its URL.
+                        turn.observe(json.dumps(test_input, ensure_ascii=False))
                         result = turn.call(tool.name, test_input)
                     if result.is_error:
                         report.append(("error", f"{tool.name} test call failed: {result.output['error']}"))

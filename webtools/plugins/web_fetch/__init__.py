@@ -157,6 +157,9 @@ class WebFetchPlugin(Plugin):
 
         return render.problems(options.get("render_isolation", "netns"))
 
+    def test_input(self, tool_name: str) -> dict[str, Any] | None:
+        return {"url": "https://example.com/"} if tool_name == "web_fetch" else None
+
     def setup(self, setup: PluginSetup) -> None:
         options = {**self.default_options(), **dict(setup.options)}
         setup.register_tool(Tool(
