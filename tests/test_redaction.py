@@ -4,6 +4,7 @@ The check is ``tests.leaks``, a separate reading built on the standard library's
 """
 from __future__ import annotations
 
+import logging
 import os
 import string
 
@@ -11,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from webtools.runtime import excerpt, redact
+from webtools.runtime import excerpt, masked_in_logs, redact
 from webtools.runtime.redaction import MASK, PARTIAL, Redactor, redact_data
 
 from .leaks import leaks, spellings
@@ -106,3 +107,31 @@ def test_text_holding_no_run_of_the_key_is_unchanged(key, text):
 ])
 def test_a_key_is_found_whichever_way_an_escape_is_read(text, key):
     assert leaks(text, key) and not leaks(redact(text, [key]), key)
+
+
+# -- libraries' own logs ---------------------------------------------------------------------------
+
+LOG_KEY = "log-key-0123456789abcdef"
+
+
+def test_key_in_a_library_log_line_is_masked_while_the_block_runs(caplog):
+    caplog.set_level(logging.DEBUG)
+    library = logging.getLogger("urllib3.connectionpool")
+    with masked_in_logs([LOG_KEY], "urllib3.connectionpool"):
+        library.debug('%s "GET /search?q=x&api_key=%s HTTP/1.1" 200 7', "https://api.test:443", LOG_KEY)
+    assert caplog.records and LOG_KEY not in caplog.text
+    assert 'GET /search?q=x&api_key=[redacted] HTTP/1.1" 200 7' in caplog.text
+
+
+def test_the_filter_is_gone_after_the_block_and_other_loggers_are_untouched(caplog):
+    caplog.set_level(logging.DEBUG)
+    with masked_in_logs([LOG_KEY], "urllib3.connectionpool"):
+        logging.getLogger("elsewhere").debug("key %s", LOG_KEY)
+    logging.getLogger("urllib3.connectionpool").debug("key %s", LOG_KEY)
+    assert caplog.text.count(LOG_KEY) == 2
+    assert not logging.getLogger("urllib3.connectionpool").filters
+
+
+def test_no_secrets_means_no_filter():
+    with masked_in_logs(["", None], "urllib3.connectionpool"):
+        assert not logging.getLogger("urllib3.connectionpool").filters

@@ -10,7 +10,7 @@ from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
 from .plugins import CommaListField, LimitField, Plugin, PluginSetup, SecretField, cache_ttl_field, secret_fields
-from .redaction import excerpt, redact
+from .redaction import excerpt, masked_in_logs, redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .turn import Turn
 from .wrapping import output_text, replay, wrap_untrusted
@@ -43,6 +43,7 @@ __all__ = [
     "excerpt",
     "limits",
     "workers",
+    "masked_in_logs",
     "redact",
     "output_text",
     "replay",

@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import base64
 import html
+import logging
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from functools import lru_cache
 from typing import Any
 
@@ -225,3 +227,38 @@ def redact_data(value: Any, secrets: Iterable[str]) -> Any:
     if isinstance(value, (list, tuple)):
         return [redact_data(item, redactor) for item in value]
     return value
+
+
+class _MaskingFilter(logging.Filter):
+    def __init__(self, secrets: Iterable[str]) -> None:
+        super().__init__()
+        self.secrets = tuple(secrets)
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        masked = redact(message, self.secrets)
+        if masked != message:
+            record.msg, record.args = masked, None
+        return True
+
+
+@contextmanager
+def masked_in_logs(secrets: Iterable[str], *loggers: str) -> Iterator[None]:
+    """Mask ``secrets`` in what the named loggers write while the block runs.
+
+    For libraries that log what they send: urllib3 logs every request line, query string included, at
+    DEBUG, which for the few APIs that take a key only in the URL (SerpApi) would put the key in the log.
+    """
+    secrets = tuple(s for s in secrets if s)
+    if not secrets:
+        yield
+        return
+    masking = _MaskingFilter(secrets)
+    targets = [logging.getLogger(name) for name in loggers]
+    for target in targets:
+        target.addFilter(masking)
+    try:
+        yield
+    finally:
+        for target in targets:
+            target.removeFilter(masking)
