@@ -87,9 +87,14 @@ class EngineServer:
             self.loopback.route(path, reply)
 
     def record(self, engine_id: str, status: int = 200, name: str | None = None, delay: float = 0.0) -> None:
-        """Serve the recorded answer ``name`` (default: the engine's results) at ``/<engine_id>``."""
+        """Serve the recorded answer ``name`` at ``/<engine_id>``; by default the engine's constructed
+        answer (the six standard entries) or, for engines without one, its real recorded answer."""
         html = engine_id == "duckduckgo"
-        name = name or (f"{engine_id}.html" if html else f"{engine_id}.json")
+        if name is None:
+            constructed = f"{engine_id}.html" if html else f"{engine_id}.json"
+            name = constructed if (FIXTURES / constructed).exists() else f"{engine_id}_recorded.json"
+        if not (FIXTURES / name).exists():
+            return  # no answer to serve (SOURCES.md says why): the path answers 404
         self.route(
             f"/{engine_id}",
             (FIXTURES / name).read_bytes(),
@@ -265,11 +270,23 @@ def test_options_accept_an_internal_searxng_address_and_normalize_lists():
 
 
 def test_show_when_derives_from_the_engine_list():
-    assert WebSearchPlugin().show_when == {
-        "api_key": ("engine", ("brave", "tavily", "kagi", "firecrawl", "google", "exa")),
-        "base_url": ("engine", ("searxng",)),
-        "cx": ("engine", ("google",)),
+    rules = WebSearchPlugin().show_when
+    assert rules["api_key"] == ("engine", tuple(e.id for e in ENGINES if e.needs_key))
+    assert rules["base_url"] == ("engine", ("searxng", "yacy"))
+    assert rules["cx"] == ("engine", ("google",))
+    assert set(rules) == {"api_key", "base_url", "cx", "safe_search", "country"}
+
+
+def test_safe_search_and_country_show_only_for_engines_that_pass_them_on():
+    rules = WebSearchPlugin().show_when
+    assert set(rules["safe_search"][1]) == {
+        "duckduckgo", "brave", "searxng", "google", "exa", "serpapi", "searchapi", "serpstack", "mojeek", "youcom"
     }
+    assert set(rules["country"][1]) == {
+        "brave", "firecrawl", "google", "exa", "serper", "serpapi", "searchapi", "serpstack", "serply",
+        "perplexity", "mojeek", "youcom",
+    }
+    assert "tavily" not in rules["country"][1] and "kagi" not in rules["safe_search"][1]
 
 
 def test_user_settings_offer_default_and_every_engine():
@@ -777,8 +794,12 @@ def test_malformed_answer_is_an_error_naming_the_engine(server, plain):
         error_of(options(), {"query": "django"}, http=plain)
         == "Brave sent a response in an unexpected format."
     )
-    server.route("/brave", "<html>maintenance</html>", content_type="text/html")
+    server.route("/brave", "Down for maintenance", content_type="text/plain")
     assert error_of(options(), {"query": "django"}, http=plain) == "Brave sent a response that is not JSON."
+    server.route("/brave", "<html>Checking your browser</html>", content_type="text/html")
+    assert error_of(options(), {"query": "django"}, http=plain).startswith(
+        "Brave sent a web page instead of search results: the search was blocked on the way"
+    )
 
 
 def test_timeout_is_an_error_saying_so(server, plain, monkeypatch):

@@ -14,7 +14,7 @@ from webtools.net import InvalidURL, read_url
 from webtools.runtime import CommaListField, LimitField, SecretField, cache_ttl_field
 from webtools.runtime.domains import DomainListField
 
-from .engines.base import Engine
+from .engines.base import COUNTRY, SAFE_SEARCH, Engine
 
 DEFAULT = "default"
 SAFE_SEARCH_CHOICES = [("off", _("Off")), ("moderate", _("Moderate")), ("strict", _("Strict"))]
@@ -73,6 +73,9 @@ def show_when(engines: Sequence[Engine]) -> dict[str, tuple[str, tuple[str, ...]
     rules = {
         "api_key": ("engine", tuple(e.id for e in engines if e.needs_key)),
         "base_url": ("engine", tuple(e.id for e in engines if e.needs_base_url)),
+        # An option the engine cannot pass on is not offered for it.
+        "safe_search": ("engine", tuple(e.id for e in engines if SAFE_SEARCH in e.supports)),
+        "country": ("engine", tuple(e.id for e in engines if COUNTRY in e.supports)),
     }
     for engine in engines:
         for name in engine.extra_fields:

@@ -18,7 +18,7 @@ from typing import Any
 from webtools.exceptions import ToolCancelled, ToolError
 from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
-from webtools.runtime import domains, excerpt, redact
+from webtools.runtime import domains, excerpt, masked_in_logs, redact
 
 from .engines.base import Engine, EngineBlocked, ResponseError, Search, SearchResult
 
@@ -138,17 +138,19 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
         return EngineDown(message) if down else ToolError(message)
 
     try:
-        response = client.request(
-            request.method,
-            request.url,
-            headers=dict(request.headers),
-            params=request.params,
-            data=request.data,
-            json=request.json,
-            timeout=timeout,
-            max_bytes=MAX_BYTES,
-            cancel=ctx.signal,
-        )
+        # urllib3 logs each request line at DEBUG: a key that travels in the URL (SerpApi) is masked there.
+        with masked_in_logs(secrets, "urllib3.connectionpool"):
+            response = client.request(
+                request.method,
+                request.url,
+                headers=dict(request.headers),
+                params=request.params,
+                data=request.data,
+                json=request.json,
+                timeout=timeout,
+                max_bytes=MAX_BYTES,
+                cancel=ctx.signal,
+            )
     except net.Cancelled as err:
         raise ToolCancelled() from err
     except net.FetchTimeout as err:
@@ -194,12 +196,12 @@ def http_error(engine: Engine, status: int, body: str) -> str:
         return message
     if status in (401, 403):
         if engine.needs_key:
-            return f"The {name} API key was rejected."
+            return engine.key_rejected_message()
         return f"{name} refused the search (HTTP {status})."
-    if status == 402:
-        return f"{name} refused the search: the account's plan or credits do not cover it (HTTP 402)."
+    if status == 402:  # Payment Required: how most APIs say the credits are used up
+        return engine.quota_message()
     if status == 429:
-        return f"{name}'s rate limit was reached."
+        return engine.rate_limit_message()
     return f"{name} search failed (HTTP {status})."
 
 

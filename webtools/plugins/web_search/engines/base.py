@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rest_framework import serializers
@@ -47,6 +48,15 @@ class Location:
 
     def __bool__(self) -> bool:
         return bool(self.region or self.city or self.timezone)
+
+
+#: How far back each ``freshness`` reaches, for APIs that take a start date instead of a period.
+FRESHNESS_SPANS = {
+    "day": timedelta(days=1),
+    "week": timedelta(weeks=1),
+    "month": timedelta(days=31),
+    "year": timedelta(days=366),
+}
 
 
 @dataclass(frozen=True)
@@ -150,6 +160,10 @@ class Engine:
     key_url: str = ""
     #: One sentence on what searching with the engine costs, shown beside the key field.
     pricing: str = ""
+    #: The query parameter carrying the key, for the few APIs that accept it only in the URL (SerpApi's
+    #: ``api_key``). Everywhere else the key travels in a header. Either way the shared code masks it in
+    #: every message and log line.
+    key_param: str = ""
 
     def request(self, search: Search) -> Request:
         """The HTTP request for ``search``."""
@@ -183,7 +197,31 @@ class Engine:
         try:
             return json.loads(body)
         except ValueError as err:
+            if body.lstrip()[:1] == "<":
+                raise EngineBlocked(self.block_message()) from err
             raise ResponseError(f"{self.name} sent a response that is not JSON.") from err
+
+    def block_message(self) -> str:
+        """The message for a web page where results were expected: a CAPTCHA, a firewall's or a proxy's
+        block page."""
+        return (
+            f"{self.name} sent a web page instead of search results: the search was blocked on the way "
+            "(a firewall, proxy or the engine's bot protection). Try again later, or ask the operator to "
+            "check the engine's address."
+        )
+
+    def quota_message(self) -> str:
+        """The message for an answer saying the account's searches or credits are used up."""
+        return (
+            f"The {self.name} account has used up its search quota or credits; the operator must top it up "
+            "or upgrade the plan."
+        )
+
+    def key_rejected_message(self) -> str:
+        return f"The {self.name} API key was rejected."
+
+    def rate_limit_message(self) -> str:
+        return f"{self.name}'s rate limit was reached."
 
     def validate(self, serializer_class: type[serializers.Serializer], data: Any) -> dict:
         """``data`` checked against a DRF serializer; a mismatch is a ``ResponseError`` naming the engine."""
@@ -221,3 +259,28 @@ def first_text(*values: Any) -> str:
         if isinstance(value, str) and value.strip():
             return value
     return ""
+
+
+def bearer_json(api_key: str) -> dict[str, str]:
+    """The headers of a JSON POST authenticated with a Bearer key, as most AI-oriented search APIs want."""
+    return {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+
+
+def json_text(body: str, *path: str | int) -> str:
+    """The string at ``path`` in a JSON body (``json_text(body, "error", "message")``), or "" when the
+    body is not JSON or holds no string there. For ``describe_error``, which gets the raw body."""
+    try:
+        value: Any = json.loads(body)
+    except ValueError:
+        return ""
+    for key in path:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return ""
+    return value if isinstance(value, str) else ""
+
+
+def published_since(freshness: str) -> datetime:
+    """The earliest publication time (UTC, to the minute) a search with ``freshness`` accepts."""
+    return (datetime.now(timezone.utc) - FRESHNESS_SPANS[freshness]).replace(second=0, microsecond=0)

@@ -80,7 +80,7 @@ class BraveEngine(Engine):
     def describe_error(self, status: int, body: str) -> str | None:
         # A wrong token is a 422 with code SUBSCRIPTION_TOKEN_INVALID, not a 401.
         if status == 422 and "SUBSCRIPTION_TOKEN_INVALID" in body:
-            return f"The {self.name} API key was rejected."
+            return self.key_rejected_message()
         return None
 
     def error_detail(self, body: Any) -> str | None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rest_framework import serializers
@@ -20,14 +19,9 @@ from .base import (
     SearchResult,
     Text,
     first_text,
+    published_since,
 )
 
-_FRESHNESS = {
-    "day": timedelta(days=1),
-    "week": timedelta(weeks=1),
-    "month": timedelta(days=31),
-    "year": timedelta(days=366),
-}
 #: Exa returns page text only when asked; a snippet needs no more than this.
 TEXT_CHARACTERS = 1000
 
@@ -61,8 +55,7 @@ class ExaEngine(Engine):
             "contents": {"text": {"maxCharacters": TEXT_CHARACTERS}},
         }
         if search.freshness:
-            start = datetime.now(timezone.utc) - _FRESHNESS[search.freshness]
-            body["startPublishedDate"] = start.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            body["startPublishedDate"] = published_since(search.freshness).strftime("%Y-%m-%dT%H:%M:%S.000Z")
         if search.allowed_domains:
             body["includeDomains"] = list(search.allowed_domains)
         if search.blocked_domains:

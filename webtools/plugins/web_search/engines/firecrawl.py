@@ -21,10 +21,10 @@ from .base import (
     Search,
     SearchResult,
     Text,
+    bearer_json,
     first_text,
 )
-
-_TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
+from .serp import TBS
 
 
 class _Result(serializers.Serializer):
@@ -60,7 +60,7 @@ class FirecrawlEngine(Engine):
     def request(self, search: Search) -> Request:
         body: dict[str, Any] = {"query": search.query, "limit": search.count}
         if search.freshness:
-            body["tbs"] = _TBS[search.freshness]
+            body["tbs"] = TBS[search.freshness]
         if search.country:
             body["country"] = search.country
         place = ",".join(part for part in (search.location.city, search.location.region) if part)
@@ -69,7 +69,7 @@ class FirecrawlEngine(Engine):
         return Request(
             "POST",
             search.endpoint,
-            headers={"Authorization": f"Bearer {search.api_key}", "Content-Type": "application/json"},
+            headers=bearer_json(search.api_key),
             json=body,
         )
 

@@ -25,10 +25,9 @@ from .base import (
     SearchResult,
     Text,
 )
+from .serp import SAFE
 
 _DATE_RESTRICT = {"day": "d1", "week": "w1", "month": "m1", "year": "y1"}
-# The API knows only "active" and "off"; moderate filtering is closer to active than to none.
-_SAFE = {"off": "off", "moderate": "active", "strict": "active"}
 
 
 class _Item(serializers.Serializer):
@@ -67,7 +66,7 @@ class GoogleEngine(Engine):
             "cx": search.extra.get("cx", ""),
             "q": search.query,
             "num": min(search.count, self.max_count),
-            "safe": _SAFE[search.safe_search],
+            "safe": SAFE[search.safe_search],
         }
         if search.freshness:
             params["dateRestrict"] = _DATE_RESTRICT[search.freshness]
@@ -100,7 +99,7 @@ class GoogleEngine(Engine):
             )
             reasons = {entry.get("reason") for entry in entries if isinstance(entry, dict)}
             if reasons & {"keyInvalid", "API_KEY_INVALID"}:
-                return f"The {self.name} API key was rejected."
+                return self.key_rejected_message()
         return None
 
     def error_detail(self, body: Any) -> str | None:

@@ -16,6 +16,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
+    bearer_json,
 )
 
 
@@ -51,7 +52,7 @@ class TavilyEngine(Engine):
         return Request(
             "POST",
             search.endpoint,
-            headers={"Authorization": f"Bearer {search.api_key}", "Content-Type": "application/json"},
+            headers=bearer_json(search.api_key),
             json=body,
         )
 
