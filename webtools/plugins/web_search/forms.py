@@ -159,6 +159,8 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         ),
         "safe_search": forms.ChoiceField(
             label=_("Safe search"),
+            # Not asked for an engine that cannot pass it on (show_when), so it may be absent: moderate.
+            required=False,
             choices=SAFE_SEARCH_CHOICES,
             initial="moderate",
             help_text=_("Passed to engines that filter adult content."),
@@ -202,6 +204,9 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         "cache_ttl_seconds": cache_ttl_field("search results"),
     }
 
+    def clean_safe_search(self) -> str:
+        return self.cleaned_data.get("safe_search") or "moderate"
+
     def clean_country(self) -> str:
         value = (self.cleaned_data.get("country") or "").strip()
         if value and not re.fullmatch(r"[A-Za-z]{2}", value):
@@ -243,6 +248,7 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
 
     attrs = {
         **fields,
+        "clean_safe_search": clean_safe_search,
         "clean_country": clean_country,
         "clean_fallback_engines": clean_fallback_engines,
         "clean": clean,
