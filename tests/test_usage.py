@@ -191,3 +191,34 @@ def test_usage_page_shows_totals_and_estimated_cost(admin_client, django_user_mo
     assert totals[("web_search", "duckduckgo")]["cost"] is None
     body = response.content.decode()
     assert "7.50" in body and "set a price" in body
+
+
+def test_a_settings_read_is_a_constant_number_of_queries_whatever_the_usage(django_user_model):
+    """bench/load.py measures a settings read under load; here the count must not grow with usage rows,
+    daily counts or users (the limits add no query to it)."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from rest_framework.test import APIClient
+
+    user = django_user_model.objects.create_user("uma")
+    api = APIClient()
+    api.force_authenticate(user)
+    url = reverse("webtools:plugin-settings")
+    api.get(url)
+
+    def queries() -> int:
+        with CaptureQueriesContext(connection) as captured:
+            assert api.get(url).status_code == 200
+        return len(captured)
+
+    before = queries()
+    store = DjangoStore()
+    from webtools.runtime.limits import DAY, Counter
+    from webtools.runtime.limits import Usage as Spent
+
+    for n in range(30):
+        other = django_user_model.objects.create_user(f"u{n}")
+        store.record(Spent(str(other.pk), "web_search", "brave", True))
+        store.reserve(Counter(DAY, f"web_search:user:{other.pk}"), 10)
+    store.record(Spent(str(user.pk), "web_fetch"))
+    assert queries() == before
