@@ -2,8 +2,10 @@
 
 Run as ``python -m tests.limits_worker NAME ATTEMPTS START_AT KIND:LIMIT...`` with DATABASE_URL and
 CACHE_URL naming the database and cache the test shares. The n-th kind starts when the wall clock reaches
-START_AT + 1.5 n seconds, so that all workers reserve from one counter at the same moment. Prints one
-line per kind: how many reservations it got.
+START_AT + 1.5 n seconds, so that all workers reserve from one counter at the same moment. The store's
+clock stands still at START_AT, so that every worker counts in the same minute and day (a run that
+crossed a minute boundary would rightly count in two windows). Prints one line per kind: how many
+reservations it got.
 """
 import os
 import sys
@@ -19,7 +21,7 @@ def main() -> None:
     from webtools.runtime.limits import Counter
     from webtools.stores import DjangoStore
 
-    store = DjangoStore()
+    store = DjangoStore(clock=lambda: float(start_at))
     for n, spec in enumerate(kinds):
         kind, limit = spec.split(":")
         counter = Counter(kind, name, ttl=60)
