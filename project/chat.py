@@ -40,7 +40,7 @@ from webtools.exceptions import TurnError
 from webtools.host import available_tools, start_turn
 from webtools.integrations import openai as wt_openai
 from webtools.net.errors import display_url
-from webtools.runtime import excerpt, output_text
+from webtools.runtime import excerpt, json_input, output_text
 from webtools.runtime.redaction import EXCERPT_SOURCE_CHARACTERS
 
 logger = logging.getLogger("project.chat")
@@ -95,7 +95,8 @@ def chat_stream(request):
     if missing_settings():
         return HttpResponseBadRequest(f"Set {' and '.join(missing_settings())} to use the chat.")
     try:
-        body = json.loads(request.body or b"{}")
+        # Depth-checked: json.loads of "[" x 100000 is a RecursionError, a 500.
+        body = json_input.loads(request.body or b"{}")
         history = _history(body)
         tools = _requested_tools(body, request.user)
     except ValueError as err:
@@ -111,7 +112,7 @@ def _ndjson(events: Generator[dict, None, None]) -> Iterator[str]:
     """One JSON line per event; closing this (the browser left) closes the loop, which cancels the turn."""
     try:
         for event in events:
-            yield json.dumps(event, ensure_ascii=False) + "\n"
+            yield json.dumps(json_input.readable(event), ensure_ascii=False) + "\n"
     finally:
         events.close()
 
@@ -128,6 +129,8 @@ def _history(body: dict) -> list[dict]:
         role, content = message.get("role"), message.get("content")
         if role not in ("user", "assistant") or not isinstance(content, str):
             raise ValueError("Each message needs a role (user or assistant) and text content.")
+        if json_input.text_problem(content):
+            raise ValueError(json_input.UNSTORABLE)
         out.append({"role": role, "content": content[:MAX_MESSAGE_CHARACTERS]})
     if out[-1]["role"] != "user" or not out[-1]["content"].strip():
         raise ValueError("The last message must be the user's question.")
@@ -230,9 +233,9 @@ def model_server_error(status: int, body: str) -> str:
     logger.warning("The model server answered HTTP %s: %s", status,
                    excerpt(body, [getattr(settings, "OPENAI_API_KEY", "")], 500))
     try:
-        error = json.loads(body).get("error")
+        error = json_input.loads(body).get("error")
         code = error.get("code") if isinstance(error, dict) else None
-    except (ValueError, RecursionError, AttributeError):
+    except (ValueError, AttributeError):
         code = None
     if isinstance(code, str) and code in KNOWN_ERROR_CODES:
         return KNOWN_ERROR_CODES[code]
@@ -265,9 +268,9 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
             if "text/event-stream" not in content_type:
                 # A server that ignores ``stream``: one whole completion, replayed as one chunk.
                 try:
-                    whole = response.json()
+                    whole = json_input.loads(response.content)
                     message = (whole.get("choices") or [{}])[0].get("message") or {}
-                except (ValueError, RecursionError, AttributeError, IndexError, TypeError) as err:
+                except (ValueError, AttributeError, IndexError, TypeError) as err:
                     raise ModelServerError("The model server sent an answer that is not a completion.") from err
                 yield {"choices": [{"index": 0, "delta": {**message, "tool_calls": [
                     {**call, "index": i} for i, call in enumerate(message.get("tool_calls") or [])]}}]}
@@ -281,8 +284,8 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
                 if data == "[DONE]":
                     return
                 try:
-                    event = json.loads(data)
-                except (ValueError, RecursionError):
+                    event = json_input.loads(data)
+                except ValueError:
                     logger.warning("Skipped a malformed event from the model server.")
                     continue
                 yield event

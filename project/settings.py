@@ -120,7 +120,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-LOGIN_URL = "admin:login"
+LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 
 REST_FRAMEWORK = {

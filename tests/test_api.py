@@ -1,6 +1,8 @@
 """The settings API: tool switches and user plugin settings."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
@@ -168,13 +170,15 @@ def test_openapi_schema_describes_the_settings_api(api):
     ("user-key-12345\n", None),  # a trailing line break from a paste is dropped, not refused
     ("user key 12345678", "without spaces or line breaks"),
     ("user-kéy-12345678", "without spaces or line breaks"),
-    ("user-key-\x00-12345", "without spaces or line breaks"),
+    ("user-key-\x00-12345", "must not contain NUL characters"),
+    ("user-key-\ud800-12345", "must not contain NUL characters or unpaired surrogates"),
     ("short", "at least 8 characters"),
     ("k" * 1001, "at most 1000 characters"),
 ])
 def test_a_key_is_printable_ascii_without_spaces_and_of_sensible_length(api, user, key, message):
-    response = api.put(reverse("webtools:user-plugin-settings", args=["demo"]), {"mode": "keyed", "api_key": key},
-                       format="json")
+    # json.dumps escapes a lone surrogate as \ud800, as a client would send it.
+    response = api.put(reverse("webtools:user-plugin-settings", args=["demo"]),
+                       json.dumps({"mode": "keyed", "api_key": key}), content_type="application/json")
     if message is None:
         assert response.status_code == 200
         assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@keyed": key.strip()}

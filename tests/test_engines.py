@@ -6,13 +6,22 @@ from __future__ import annotations
 
 import json
 import logging
+import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from webtools.plugins.web_search.engines import ENGINES
-from webtools.plugins.web_search.engines.base import ResponseError, Search
-from webtools.plugins.web_search.search import SNIPPET_CHARACTERS, clean_results, http_error, log_error_body
+from webtools.plugins.web_search.engines.base import ResponseError, Search, SearchResult
+from webtools.plugins.web_search.search import (
+    SNIPPET_CHARACTERS,
+    clean_results,
+    clean_text,
+    http_error,
+    log_error_body,
+)
 
 FIXTURES = Path(__file__).parent / "fixtures" / "search"
 BY_ID = {engine.id: engine for engine in ENGINES}
@@ -223,3 +232,28 @@ def test_an_engine_explanation_is_never_in_the_message():
     body = json.dumps({"error": [{"code": 1, "msg": f"Token {KEY.upper()} is not valid"}]})
     message = http_error(BY_ID["kagi"], 401, body)
     assert message == "The Kagi API key was rejected."
+
+
+# -- cleaning order ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("raw,clean", [
+    ("&lt;script&gt;alert(1)&lt;/script&gt; Title", "alert(1) Title"),
+    ("<scr<b>ipt>alert(1)</script>", "script>alert(1)"),
+    ("&lt;scr<b>ipt&gt;x", "script>x"),
+    ("&amp;lt;b&amp;gt; stays text", "&lt;b&gt; stays text"),
+    ("5 &lt; 6 &amp;&amp; 7 &gt; 3", "5 < 6 && 7 > 3"),
+    ("A &#xD800; B\x00\x1b C", "A \ufffd B C"),
+    ("<!-- note -->Plain <em>words</em>", "Plain words"),
+])
+def test_titles_are_decoded_before_tags_are_stripped(raw, clean):
+    [result], _ = clean_results([SearchResult(raw, "https://example.com/", raw)], count=5)
+    assert result["title"] == clean and result["snippet"] == clean
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("<>/!?&#;ltgamp x01Ds\ud800\x00")), max_size=60))
+def test_no_cleaned_text_can_open_a_tag_or_hold_an_unencodable_character(raw):
+    cleaned = clean_text(raw)
+    assert not re.search(r"<[A-Za-z/!?]", cleaned)
+    cleaned.encode("utf-8")

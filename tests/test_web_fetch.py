@@ -180,6 +180,18 @@ def test_rss_feed_lists_its_items(client, server):
     assert "## [Waves](https://ocean.test/waves)" in out["content"]
 
 
+@pytest.mark.parametrize("reference", ["&#xD800;", "&#55296;", "&#0;", "&#x110000;", "&amp;#xDFFF;"])
+def test_a_feed_referring_to_a_character_xml_forbids_is_read_with_a_replacement(client, server, reference):
+    rss = f"""<?xml version="1.0"?><rss version="2.0"><channel><title>Odd {reference} feed</title>
+      <item><title>One {reference} item</title><link>https://odd.test/1</link>
+      <description>&lt;p&gt;Text {reference} here.&lt;/p&gt;</description></item></channel></rss>"""
+    server.route("/feed", Reply(200, {"Content-Type": "application/rss+xml"}, rss))
+    out = call(client, server.url("/feed"))
+    assert out["title"].startswith("Odd ") and out["title"].endswith(" feed")
+    assert "## [One" in out["content"] and "Text" in out["content"]
+    assert all(not 0xD800 <= ord(c) <= 0xDFFF and c != "\0" for c in json.dumps(out, ensure_ascii=False))
+
+
 def test_atom_feed_sent_as_xml_lists_its_entries(client, server):
     atom = """<?xml version="1.0" encoding="utf-8"?><feed xmlns="http://www.w3.org/2005/Atom">
       <title>Blog</title><entry><title>First post</title><link href="https://blog.test/1"/>

@@ -27,7 +27,7 @@ from .host import (
     validate_settings,
 )
 from .models import EnginePrice, PluginOptions, Usage, UserPluginSettings, UserToolSetting
-from .runtime import SecretField
+from .runtime import SecretField, json_input
 
 
 class PluginOptionsAdminForm(forms.ModelForm):
@@ -126,11 +126,13 @@ class ToolTestForm(forms.Form):
 
     def clean_input(self):
         try:
-            value = json.loads(self.cleaned_data["input"])
-        except json.JSONDecodeError as err:
-            raise forms.ValidationError(_("Not JSON: %(msg)s.") % {"msg": err.msg}) from None
+            value = json_input.loads(self.cleaned_data["input"])
+        except json_input.JSONInputError as err:
+            raise forms.ValidationError(str(err)) from None
         if not isinstance(value, dict):
             raise forms.ValidationError(_("Enter a JSON object."))
+        if json_input.text_problem(value):
+            raise forms.ValidationError(json_input.UNSTORABLE)
         return value
 
 

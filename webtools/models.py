@@ -10,6 +10,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from . import crypto
+from .runtime.json_input import readable
 
 
 class SecretsMixin(models.Model):
@@ -21,6 +22,15 @@ class SecretsMixin(models.Model):
 
     class Meta:
         abstract = True
+
+    @classmethod
+    def from_db(cls, db, field_names, values):
+        # A value saved before NUL and lone surrogates were refused would make every page that shows
+        # it fail to encode (a 500); it is read back repaired.
+        instance = super().from_db(db, field_names, values)
+        if isinstance(instance.__dict__.get("values"), (dict, list, str)):
+            instance.values = readable(instance.values)
+        return instance
 
     def get_secrets(self) -> dict[str, str]:
         return crypto.decrypt_json(self.encrypted_secrets)

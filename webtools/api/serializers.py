@@ -2,17 +2,26 @@
 from __future__ import annotations
 
 from rest_framework import serializers
+from rest_framework.fields import empty
 
 
 class StrictBooleanField(serializers.BooleanField):
     """Only JSON ``true`` or ``false``: "yes", 1 or "false" as text are errors, not guesses."""
 
     default_error_messages = {"invalid": "Must be true or false."}
+    # DRF reads a boolean missing from a form body as an unticked checkbox, False: here it is missing.
+    default_empty_html = empty
 
     def to_internal_value(self, data):
         if isinstance(data, bool):
             return data
         self.fail("invalid")
+
+
+class DetailSerializer(serializers.Serializer):
+    """An error that is about the request as a whole."""
+
+    detail = serializers.CharField()
 
 
 class ToolSwitchSerializer(serializers.Serializer):

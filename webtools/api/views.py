@@ -1,11 +1,14 @@
 """The settings API for chat clients: per-user tool switches and plugin settings."""
 from __future__ import annotations
 
-from django.http import Http404
+from django.apps import apps
+from django.http import Http404, QueryDict
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema
 from rest_framework import status
+from rest_framework.authentication import SessionAuthentication, TokenAuthentication
+from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -23,7 +26,35 @@ from ..host import (
 )
 from ..models import UserPluginSettings, UserToolSetting
 from ..runtime import secret_fields
-from .serializers import PluginSettingsSerializer, ToolSwitchSerializer
+from .parsers import SafeJSONParser
+from .serializers import DetailSerializer, PluginSettingsSerializer, ToolSwitchSerializer
+
+#: The errors every operation may answer, as the schema documents them.
+AUTH_ERRORS = {
+    401: OpenApiResponse(
+        DetailSerializer,
+        description="No credentials, or a bad token. The `WWW-Authenticate: Token` header says how to sign in.",
+    ),
+    403: OpenApiResponse(DetailSerializer, description="Signed in with a session, but without the CSRF token."),
+}
+BODY_ERRORS = {
+    400: OpenApiResponse(
+        OpenApiTypes.OBJECT,
+        description='Field errors, `{"field": ["message"]}`, or `{"detail": "message"}` for a body that is not '
+        "JSON, is nested too deeply or is larger than 100 kB.",
+    ),
+    415: OpenApiResponse(DetailSerializer, description="A body that is not JSON or a form."),
+}
+
+
+def authentication_classes() -> list[type]:
+    """DRF token authentication (when ``rest_framework.authtoken`` is installed) and session
+    authentication, whatever the host's ``DEFAULT_AUTHENTICATION_CLASSES`` say: docs/api.md promises
+    both. Token comes first, so a request without credentials or with a bad token is a 401 carrying
+    ``WWW-Authenticate: Token`` rather than a 403."""
+    if apps.is_installed("rest_framework.authtoken"):
+        return [TokenAuthentication, SessionAuthentication]
+    return [SessionAuthentication]
 
 
 def operation(**kwargs):
@@ -108,18 +139,25 @@ def plugin_entries(user, built=None) -> list[dict]:
 
 
 class SettingsAPIView(APIView):
-    """Base of the settings API's views: a signed-in user, and webtools' own schema class, so the schema
-    does not depend on the host's ``DEFAULT_SCHEMA_CLASS``."""
+    """Base of the settings API's views: a signed-in user, webtools' own schema class, authentication
+    and parsers, so none depends on the host's ``REST_FRAMEWORK`` defaults."""
 
     permission_classes = [IsAuthenticated]
+    parser_classes = [SafeJSONParser, FormParser, MultiPartParser]
     schema = AutoSchema()
+
+    def get_authenticators(self):
+        return [auth() for auth in authentication_classes()]
 
 
 class PluginSettingsListView(SettingsAPIView):
     """The signed-in user's plugins: their settings, which secrets are set, a JSON Schema of the
     settings form, and each tool with whether it is on."""
 
-    @operation(responses=PluginSettingsSerializer(many=True), summary="The user's plugin settings and tools")
+    @operation(
+        responses={200: PluginSettingsSerializer(many=True), **AUTH_ERRORS},
+        summary="The user's plugin settings and tools",
+    )
     def get(self, request):
         return Response(plugin_entries(request.user))
 
@@ -132,8 +170,10 @@ class ToolSwitchView(SettingsAPIView):
         request=ToolSwitchSerializer,
         responses={
             200: ToolSwitchSerializer,
-            400: OpenApiResponse(description="Not a boolean, or the tool cannot be switched by users."),
-            404: OpenApiResponse(description="No such plugin, or the plugin did not register that tool."),
+            **BODY_ERRORS,
+            **AUTH_ERRORS,
+            404: OpenApiResponse(DetailSerializer, description="No such plugin, or the plugin did not register "
+                                 "that tool."),
         },
         summary="Switch a tool on or off for the user",
     )
@@ -177,7 +217,12 @@ class UserPluginSettingsView(SettingsAPIView):
 
     @operation(
         request=OpenApiTypes.OBJECT,
-        responses={200: OpenApiTypes.OBJECT, 400: OpenApiResponse(description="Field errors, by field.")},
+        responses={
+            200: PluginSettingsSerializer,
+            **BODY_ERRORS,
+            **AUTH_ERRORS,
+            404: OpenApiResponse(DetailSerializer, description="No such plugin, or it has no user settings."),
+        },
         summary="Store the user's settings of a plugin",
     )
     def put(self, request, plugin_id: str):
@@ -188,14 +233,10 @@ class UserPluginSettingsView(SettingsAPIView):
         unknown = sorted(set(body) - set(form.base_fields))
         if unknown:
             return Response({name: ["Unknown field."] for name in unknown}, status=status.HTTP_400_BAD_REQUEST)
+        wrong_types = {} if isinstance(body, QueryDict) else json_type_errors(form, plugin_id, body)
+        if wrong_types:
+            return Response(wrong_types, status=status.HTTP_400_BAD_REQUEST)
         secret_names = secret_fields(form)
-        bad_secrets = {
-            name: ["Must be text or null."]
-            for name in secret_names
-            if name in body and not _is_text_or_null(body[name])
-        }
-        if bad_secrets:
-            return Response(bad_secrets, status=status.HTTP_400_BAD_REQUEST)
         row = _stored(request.user, plugin_id)
         clear = [name for name in secret_names if name in body and not body[name]]
         data = {k: v for k, v in body.items() if not (k in secret_names and v is None)}
@@ -212,12 +253,45 @@ class UserPluginSettingsView(SettingsAPIView):
         entry = next(e for e in plugin_entries(request.user, built) if e["id"] == plugin_id)
         return Response(entry)
 
-    @operation(responses={204: None}, summary="Clear the user's settings of a plugin (tool switches stay)")
+    @operation(
+        responses={
+            204: None,
+            **AUTH_ERRORS,
+            404: OpenApiResponse(DetailSerializer, description="No such plugin, or it has no user settings."),
+        },
+        summary="Clear the user's settings of a plugin (tool switches stay)",
+    )
     def delete(self, request, plugin_id: str):
         self._form(plugin_id)
         UserPluginSettings.objects.filter(user=request.user, plugin=plugin_id).delete()
         return Response(status=status.HTTP_204_NO_CONTENT)
 
 
-def _is_text_or_null(value) -> bool:
-    return value is None or isinstance(value, str)
+#: JSON Schema type -> what a JSON body may hold for it, and the message when it holds something else.
+_JSON_TYPES = {
+    "string": ((str,), "Must be text or null."),
+    "boolean": ((bool,), "Must be true, false or null."),
+    "integer": ((int,), "Must be a whole number or null."),
+    "number": ((int, float), "Must be a number or null."),
+    "array": ((list, str), "Must be a list of text, or null."),
+}
+
+
+def json_type_errors(form, plugin_id: str, body: dict) -> dict[str, list[str]]:
+    """Field errors for values of a JSON body whose type is not the field's (as the settings schema
+    gives it): ``{"cx": {"a": 1}}`` is an error, not the text ``"{'a': 1}"`` a Django form would make
+    of it. ``null`` is accepted for every field (the list endpoint shows unset values as null)."""
+    plugin = get_plugin(plugin_id)
+    properties = form_json_schema(form, plugin.show_when if plugin else None)["properties"]
+    errors = {}
+    for name, value in body.items():
+        expected = properties.get(name, {}).get("type")
+        if value is None or expected not in _JSON_TYPES:
+            continue
+        types, message = _JSON_TYPES[expected]
+        wrong = not isinstance(value, types) or (isinstance(value, bool) and bool not in types)
+        if isinstance(value, list) and not all(isinstance(item, str) for item in value):
+            wrong = True
+        if wrong:
+            errors[name] = [message]
+    return errors

@@ -5,7 +5,7 @@ the database for a host; tests and third-party plugins can build one directly.
 """
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 
-from . import cache, domains, limits, workers
+from . import cache, domains, json_input, limits, workers
 from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
@@ -41,6 +41,7 @@ __all__ = [
     "cache_ttl_field",
     "domains",
     "excerpt",
+    "json_input",
     "limits",
     "workers",
     "masked_in_logs",

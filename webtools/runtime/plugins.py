@@ -15,6 +15,7 @@ from typing import Any
 from django import forms
 from django.core.exceptions import ValidationError
 
+from . import json_input
 from .ingesters import Ingester, Ingesters
 from .tools import Registry, Tool
 
@@ -75,6 +76,8 @@ class CommaListField(forms.Field):
         for item in items:
             if not isinstance(item, str):
                 raise forms.ValidationError("Each entry must be text.", code="invalid")
+            if json_input.text_problem(item):
+                raise forms.ValidationError(json_input.UNSTORABLE, code="invalid")
             if item.strip():
                 out.append(item.strip())
         return out

@@ -16,6 +16,7 @@ import jsonschema
 from webtools.exceptions import ToolCancelled, ToolError
 
 from .context import CancelSignal, Citations, ToolContext
+from . import json_input
 from .ingesters import Ingesters
 from .limits import LimitStore, MemoryStore
 from .provenance import ConversationUrls
@@ -169,9 +170,12 @@ class Turn:
             return self._result(name, call_id, input, "The turn is over.", tool, [])
         if isinstance(input, str):
             try:
-                input = json.loads(input or "{}")
-            except json.JSONDecodeError:
-                return self._result(name, call_id, input, f"Invalid input for {name}: not JSON.", tool, [])
+                input = json_input.loads(input or "{}")
+            except json_input.JSONInputError as err:
+                why = str(err) if isinstance(err, json_input.JSONTooDeep) else "not JSON."
+                return self._result(name, call_id, input, f"Invalid input for {name}: {why}", tool, [])
+        if json_input.text_problem(input):
+            return self._result(name, call_id, input, f"Invalid input for {name}: {json_input.UNSTORABLE}", tool, [])
         problem = self._validate(tool, input)
         if problem:
             return self._result(name, call_id, input, problem, tool, [])
@@ -200,8 +204,9 @@ class Turn:
             self.signal.raise_if_cancelled()
             output = tool.handler(dict(input), ctx)
             json.dumps(output)
-            # A page or an engine may echo a key back; no spelling of one reaches the model.
-            output = redact_data(output, self._secrets)
+            # A page or an engine may echo a key back; no spelling of one reaches the model. A lone
+            # surrogate (from JSON a tool read) would fail every encoder downstream: it is replaced.
+            output = json_input.readable(redact_data(output, self._secrets))
             self.urls.observe_output(output)
         except ToolError as err:
             return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)

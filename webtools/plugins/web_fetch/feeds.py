@@ -1,6 +1,8 @@
 """RSS and Atom feeds as Markdown: the feed's title, then each entry's title, link, date and summary."""
 from __future__ import annotations
 
+import re
+
 from lxml import etree
 
 from webtools.runtime.budget import Deadline
@@ -11,6 +13,27 @@ _ATOM = "{http://www.w3.org/2005/Atom}"
 _RSS1 = "{http://purl.org/rss/1.0/}"
 #: Entries beyond this are left out: a feed is a list of pointers, and the model can fetch the entries.
 MAX_ENTRIES = 100
+
+
+#: A character reference, or one escaped once (``&amp;#xD800;``, which a summary's HTML turns into one).
+_CHAR_REF = re.compile(r"&(?:amp;)?#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+
+
+def _xml_char(code: int) -> bool:
+    """Whether XML 1.0 allows the character (its ``Char`` production)."""
+    return code in (0x9, 0xA, 0xD) or 0x20 <= code <= 0xD7FF or 0xE000 <= code <= 0xFFFD or 0x10000 <= code <= 0x10FFFF
+
+
+def _safe_references(text: str) -> str:
+    """``text`` with character references to characters XML forbids (``&#xD800;``, ``&#0;``) replaced
+    by U+FFFD. libxml2's recovering parser turns them into bytes that are not UTF-8, which lxml then
+    fails to decode."""
+
+    def replace(match: re.Match) -> str:
+        code = int(match.group(1), 16) if match.group(1) else int(match.group(2))
+        return match.group() if _xml_char(code) else "&#xFFFD;"
+
+    return _CHAR_REF.sub(replace, text)
 
 
 def _text(element, path: str, namespaces: dict | None = None) -> str:
@@ -35,7 +58,7 @@ def feed_markdown(text: str, url: str, *, deadline: Deadline | None = None) -> t
     deadline = deadline or Deadline.never()
     parser = etree.XMLParser(resolve_entities=False, no_network=True, recover=True, huge_tree=False)
     try:
-        root = etree.fromstring(text.encode("utf-8"), parser)
+        root = etree.fromstring(_safe_references(text).encode("utf-8", "replace"), parser)
     except (etree.XMLSyntaxError, ValueError):
         return None
     if root is None:

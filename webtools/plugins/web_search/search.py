@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import email.utils
 import html
-import json
 import logging
 import re
 import time
@@ -18,7 +17,7 @@ from typing import Any
 from webtools.exceptions import ToolCancelled, ToolError
 from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
-from webtools.runtime import domains, excerpt, masked_in_logs, redact
+from webtools.runtime import domains, excerpt, json_input, masked_in_logs, redact
 
 from .engines.base import Engine, EngineBlocked, ResponseError, Search, SearchResult
 
@@ -43,6 +42,10 @@ TITLE_CHARACTERS = 300
 DETAIL_CHARACTERS = 300
 
 _TAG = re.compile(r"<!--.*?-->|<[A-Za-z/!?][^<>]*>", re.S)
+#: What could still open a tag once tags are stripped (``<scr<b>ipt>`` leaves ``<script>``).
+_TAG_START = re.compile(r"<+(?=[A-Za-z/!?])")
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _SPACE = re.compile(r"\s+")
 
 
@@ -50,8 +53,12 @@ _SPACE = re.compile(r"\s+")
 
 
 def clean_text(text: str) -> str:
-    """``text`` without HTML tags and entities, whitespace collapsed."""
-    return _SPACE.sub(" ", html.unescape(_TAG.sub("", text or ""))).strip()
+    """``text`` as plain words: entities decoded first and tags stripped after, so an encoded
+    ``&lt;script&gt;`` is stripped as the tag it decodes to, never passed on as one; a ``<`` that could
+    still open a tag dropped; control characters dropped and lone surrogates (which cannot be encoded)
+    replaced; whitespace collapsed."""
+    text = _SURROGATE.sub("\ufffd", _CONTROL.sub("", text or ""))
+    return collapse(_TAG_START.sub("", _TAG.sub("", html.unescape(text))))
 
 
 def cut(text: str, limit: int) -> str:
@@ -208,8 +215,8 @@ def http_error(engine: Engine, status: int, body: str) -> str:
 def log_error_body(engine: Engine, status: int, body: str, secrets: Sequence[str] = ()) -> None:
     """Log the engine's own explanation of an error (or the start of its body) for the operator, masked."""
     try:
-        parsed = json.loads(body)
-    except (ValueError, RecursionError):
+        parsed = json_input.loads(body)
+    except ValueError:
         parsed = None
     detail = engine.error_detail(parsed) if parsed is not None else None
     logger.info("%s answered HTTP %s: %s", engine.name, status, excerpt(detail or body, secrets, DETAIL_CHARACTERS))
@@ -254,8 +261,8 @@ def clean_results(
             "snippet": cut(clean_text(result.snippet), SNIPPET_CHARACTERS),
         }
         if result.published:
-            item["published"] = cut(collapse(result.published), DETAIL_CHARACTERS)
+            item["published"] = cut(clean_text(result.published), DETAIL_CHARACTERS)
         if result.page_age:
-            item["page_age"] = cut(collapse(result.page_age), DETAIL_CHARACTERS)
+            item["page_age"] = cut(clean_text(result.page_age), DETAIL_CHARACTERS)
         out.append(item)
     return out, filtered

@@ -10,13 +10,14 @@ the form rules, the messages) derives from the list in ``engines/__init__.py``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from rest_framework import serializers
+
+from webtools.runtime import json_input
 
 #: The optional search parameters an engine may support (``Engine.supports``); the plugin says in its
 #: output when the chosen engine cannot apply one the call asked for (freshness, language, location),
@@ -195,7 +196,7 @@ class Engine:
 
     def load_json(self, body: str) -> Any:
         try:
-            return json.loads(body)
+            return json_input.loads(body)
         except ValueError as err:
             if body.lstrip()[:1] == "<":
                 raise EngineBlocked(self.block_message()) from err

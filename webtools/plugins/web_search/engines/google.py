@@ -7,10 +7,11 @@ header too, which keeps it out of URLs, and so out of access logs, proxies' logs
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from rest_framework import serializers
+
+from webtools.runtime import json_input
 
 from .base import (
     COUNTRY,
@@ -89,7 +90,7 @@ class GoogleEngine(Engine):
         # Google answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID (keyInvalid before).
         if status == 400:
             try:
-                error = json.loads(body)["error"]
+                error = json_input.loads(body)["error"]
             except (ValueError, KeyError, TypeError):
                 return None
             entries = (
