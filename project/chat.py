@@ -26,7 +26,6 @@ import json
 import logging
 import threading
 from collections.abc import Generator, Iterator
-from urllib.parse import urlsplit, urlunsplit
 
 import requests
 from django.conf import settings
@@ -78,15 +77,9 @@ def chat_page(request):
         ],
         "missing": missing_settings(),
         "model": getattr(settings, "OPENAI_MODEL", ""),
-        "base_url": shown_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
+        # Every signed-in user sees it: without the credentials, query or fragment it may carry.
+        "base_url": display_url(settings.OPENAI_BASE_URL) if getattr(settings, "OPENAI_BASE_URL", "") else "",
     })
-
-
-def shown_url(url: str) -> str:
-    """``OPENAI_BASE_URL`` as every signed-in user may see it: without the credentials, query or
-    fragment the operator may have put in it."""
-    parts = urlsplit(url)
-    return display_url(urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", "")))
 
 
 @require_POST
@@ -291,5 +284,5 @@ def _completion_chunks(messages: list[dict], tools: list[dict]) -> Iterator[dict
                 yield event
     except requests.RequestException as err:
         raise ModelServerError(
-            f"The model server at {shown_url(url)} could not be reached ({type(err).__name__})."
+            f"The model server at {display_url(url)} could not be reached ({type(err).__name__})."
         ) from err
