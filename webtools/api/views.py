@@ -101,6 +101,7 @@ def plugin_entries(user, built=None) -> list[dict]:
             "name": str(plugin.name),
             "settings": None,
             "secrets": {},
+            "secretsFor": {},
             "schema": None,
             "tools": [
                 {
