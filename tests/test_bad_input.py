@@ -5,6 +5,7 @@ crash shows as the 500 a visitor would get, not as a Python exception in the tes
 """
 from __future__ import annotations
 
+import base64
 import json
 
 import pytest
@@ -196,6 +197,9 @@ def test_token_and_session_work_whatever_the_hosts_authentication_classes(settin
     by_token = Client(HTTP_AUTHORIZATION=f"Token {token}").get(reverse("webtools:plugin-settings"))
     assert by_token.status_code == 200
     assert browser.get(reverse("webtools:plugin-settings")).status_code == 200
+    basic = "Basic " + base64.b64encode(b"reader:pw-reader-123").decode()
+    by_basic = Client(raise_request_exception=False, HTTP_AUTHORIZATION=basic).get(reverse("webtools:plugin-settings"))
+    assert by_basic.status_code == (200 if classes else 401)  # the host's own classes keep working
 
 
 def test_a_session_put_still_needs_the_csrf_token(user):

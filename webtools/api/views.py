@@ -11,6 +11,7 @@ from rest_framework.authentication import SessionAuthentication, TokenAuthentica
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from ..exceptions import WebtoolsConfigurationError
@@ -48,13 +49,15 @@ BODY_ERRORS = {
 
 
 def authentication_classes() -> list[type]:
-    """DRF token authentication (when ``rest_framework.authtoken`` is installed) and session
-    authentication, whatever the host's ``DEFAULT_AUTHENTICATION_CLASSES`` say: docs/api.md promises
-    both. Token comes first, so a request without credentials or with a bad token is a 401 carrying
-    ``WWW-Authenticate: Token`` rather than a 403."""
-    if apps.is_installed("rest_framework.authtoken"):
-        return [TokenAuthentication, SessionAuthentication]
-    return [SessionAuthentication]
+    """The host's ``DEFAULT_AUTHENTICATION_CLASSES``, plus DRF token authentication (when
+    ``rest_framework.authtoken`` is installed) and session authentication whatever those say:
+    docs/api.md promises both. Token comes first, so a request without credentials or with a bad token
+    is a 401 carrying ``WWW-Authenticate: Token`` rather than a 403."""
+    chosen: list[type] = [TokenAuthentication] if apps.is_installed("rest_framework.authtoken") else []
+    for auth in [*api_settings.DEFAULT_AUTHENTICATION_CLASSES, SessionAuthentication]:
+        if auth not in chosen:
+            chosen.append(auth)
+    return chosen
 
 
 def operation(**kwargs):
