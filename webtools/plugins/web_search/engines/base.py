@@ -271,7 +271,7 @@ def json_text(body: str, *path: str | int) -> str:
     """The string at ``path`` in a JSON body (``json_text(body, "error", "message")``), or "" when the
     body is not JSON or holds no string there. For ``describe_error``, which gets the raw body."""
     try:
-        value: Any = json.loads(body)
+        value: Any = json_input.loads(body)
     except ValueError:
         return ""
     for key in path:
