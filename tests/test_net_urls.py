@@ -67,6 +67,7 @@ def test_path_and_query_are_what_the_client_sends_and_the_fragment_is_dropped():
     assert read_url("https://a.test").target == "/"
     assert read_url("https://a.test?q").target == "/?q"
     assert read_url("https://a.test/p?").target == "/p"  # requests sends no empty "?"
+    assert read_url("https://a.test//x//y").target == "//x//y"  # sent as it is (tested against a server)
     assert read_url("https://a.test:8443/p?q=1").origin == "https://a.test:8443"
     assert read_url("https://a.test/p?key=s3cret").display() == "https://a.test/p"
 
@@ -383,3 +384,33 @@ def test_an_error_message_shows_a_url_without_user_info_query_or_unreadable_part
     )
     assert display_url("http://evil.com\\@example.com/") == "(unreadable URL)"
     assert display_url("gopher://example.com/") == "(unreadable URL)"
+
+
+sendable_paths = pieces(list("abc/?%.@:ü-~") + ["%41", "%2f", "%zz", "/../", "/./", "\\", "#x"], max_size=16)
+
+
+@settings(max_examples=30, deadline=None, database=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(second=names, query=pieces(list("ab=&%/?ü") + ["%41"], max_size=8), path=sendable_paths, data=st.data())
+def test_a_real_server_receives_the_target_each_hop_was_checked_for(recording_server, second, query, path, data):
+    # Location in each form a server may send it: absolute, scheme-relative, path-absolute, relative.
+    port = recording_server.port
+    spelling = data.draw(spelled(second))
+    location = data.draw(st.sampled_from([
+        f"http://{spelling}:{port}/{path}", f"//{spelling}:{port}/{path}",
+        "/" + path.lstrip("/"), "./" + path.lstrip("/"),  # neither scheme-relative nor with a scheme
+    ]))
+    recording_server.route("/hop", _redirect_utf8(location))
+    checked: list[URL] = []
+    before = len(recording_server.requests)
+    with _client() as client:
+        client.follow("GET", f"http://first.test:{port}/hop?{query}", check_hop=checked.append, timeout=5).close()
+    received = recording_server.requests[before:]
+    assert [(r.headers["Host"], r.path + (f"?{r.query}" if r.query else "")) for r in received] == [
+        (f"{hop.host}:{port}", _as_http_server_records(hop.target)) for hop in checked
+    ]
+
+
+def _as_http_server_records(target: str) -> str:
+    # Python's http.server rewrites a received path that starts with "//" to a single "/" (an open
+    # redirect guard of its own); the client sent the target as it is.
+    return "/" + target.lstrip("/") if target.startswith("//") else target
