@@ -118,6 +118,9 @@ def test_admin_shows_key_and_base_url_only_for_engines_that_use_them(browser, li
     assert not _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
     engine.select_by_value("kagi")
     assert _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
+    # The operator, too, sees where to get the chosen engine's key and what it costs.
+    help = browser.find_element(By.ID, "id_engine-choice")
+    assert help.find_element(By.TAG_NAME, "a").text == "Get a Kagi API key" and "Paid per search" in help.text
     engine.select_by_value("searxng")
     assert not _shown(browser, "id_api_key") and _shown(browser, "id_base_url")
     engine.select_by_value("duckduckgo")

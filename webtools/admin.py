@@ -149,7 +149,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
     actions = None
 
     class Media:
-        js = ("webtools/show_when.js",)
+        js = ("webtools/show_when.js", "webtools/choice_help.js")
 
     def has_add_permission(self, request):
         return False

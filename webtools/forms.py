@@ -41,11 +41,8 @@ def field_json_schema(field: forms.Field) -> dict[str, Any]:
         schema["enum"] = [str(value) for value, _label in field.choices if value != ""]
         schema["enumNames"] = [str(label) for value, label in field.choices if value != ""]
         # Help that depends on the chosen option (where to get each engine's key, what it costs).
-        choice_help = getattr(field, "choice_help", None)
-        if choice_help:
-            schema["x-choice-help"] = {
-                str(value): {k: str(v) for k, v in help.items() if v} for value, help in choice_help.items()
-            }
+        if getattr(field, "choice_help", None):
+            schema["x-choice-help"] = choice_help(field)
     elif isinstance(field, CommaListField):
         schema.update(type="array", items={"type": "string"})
     elif isinstance(field, forms.URLField):
@@ -87,8 +84,20 @@ def form_json_schema(
     return schema
 
 
+def choice_help(field: forms.Field) -> dict[str, dict[str, str]]:
+    """A choice field's ``choice_help`` (option -> note, url, link) as plain strings, empty parts left out."""
+    return {
+        str(value): {k: str(v) for k, v in help.items() if v}
+        for value, help in (getattr(field, "choice_help", None) or {}).items()
+    }
+
+
 def decorate_form(form: forms.BaseForm, show_when: Mapping[str, tuple[str, tuple[str, ...]]]) -> None:
-    """Add the show-when attributes to a bound or unbound form's widgets."""
+    """Add the show-when attributes, and each choice field's ``choice_help`` (read by
+    ``webtools/choice_help.js``), to a bound or unbound form's widgets."""
     for name, rule in show_when.items():
         if name in form.fields:
             form.fields[name].widget.attrs.update(show_when_attrs(rule))
+    for field in form.fields.values():
+        if getattr(field, "choice_help", None):
+            field.widget.attrs["data-choice-help"] = json.dumps(choice_help(field))

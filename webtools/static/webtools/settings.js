@@ -33,15 +33,6 @@
     return node;
   }
 
-  function httpUrl(url) {
-    try {
-      var parsed = new URL(url);
-      return parsed.protocol === "https:" || parsed.protocol === "http:" ? parsed.href : null;
-    } catch (e) {
-      return null;
-    }
-  }
-
   function toolUrl(plugin, tool) {
     return root.dataset.toolUrl.replace("PLUGIN", encodeURIComponent(plugin)).replace("TOOL", encodeURIComponent(tool));
   }
@@ -119,6 +110,7 @@
       input.value = value === null || value === undefined ? "" : value;
     }
     if (prop["x-show-when"]) input.setAttribute("data-show-when", JSON.stringify(prop["x-show-when"]));
+    if (prop["x-choice-help"]) input.setAttribute("data-choice-help", JSON.stringify(prop["x-choice-help"]));
     return input;
   }
 
@@ -155,23 +147,6 @@
       input.placeholder = stored ? "Saved — leave blank to keep it" : "Not set";
       var clear = form.querySelector('[data-clear-for="' + name + '"]');
       if (clear) clear.hidden = !stored;
-    });
-  }
-
-  // The help of the chosen option (an engine's key page and pricing), from x-choice-help.
-  function updateChoiceHelp(form, schema) {
-    form.querySelectorAll("[data-choice-help-for]").forEach(function (node) {
-      var name = node.getAttribute("data-choice-help-for");
-      var help = (schema.properties[name]["x-choice-help"] || {})[form.elements[name].value];
-      node.textContent = "";
-      node.hidden = !help;
-      if (!help) return;
-      if (help.note) node.appendChild(document.createTextNode(help.note + " "));
-      var href = help.url && httpUrl(help.url);
-      if (href) {
-        var a = el("a", { href: href, target: "_blank", rel: "noopener noreferrer" }, help.link || "Get a key");
-        node.appendChild(a);
-      }
     });
   }
 
@@ -219,7 +194,7 @@
         described.push(id + "-help");
       }
       if (prop["x-choice-help"]) {
-        wrap.appendChild(el("p", { "class": "wt-help wt-choice-help", id: id + "-choice", "data-choice-help-for": name }));
+        window.webtoolsChoiceHelp.bind(input, wrap.appendChild(el("p", { "class": "wt-help wt-choice-help", id: id + "-choice" })));
         described.push(id + "-choice");
       }
       if (prop.writeOnly) {
@@ -263,14 +238,10 @@
         if (result.ok) load();
       });
     });
-    form.addEventListener("change", function () {
-      updateSecrets(form, plugin);
-      updateChoiceHelp(form, schema);
-    });
+    form.addEventListener("change", function () { updateSecrets(form, plugin); });
     block.appendChild(form);
     window.webtoolsShowWhen.bind(form);
     updateSecrets(form, plugin);
-    updateChoiceHelp(form, schema);
   }
 
   function renderBlock(plugin) {
