@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/provenance.py
+	$(BIN)/python bench/redaction.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
