@@ -120,6 +120,22 @@ def test_html_page_returns_title_and_article_text_as_markdown_and_cites_the_fina
     assert [(c.url, c.title) for c in cited] == [(server.url("/tides"), out["title"])]
 
 
+def test_a_page_that_states_its_date_author_and_language_gives_them(client, server):
+    dated = ARTICLE.replace("<html>", "<html lang='en'>").replace(
+        "</head>", '<meta property="article:published_time" content="2024-05-01T09:00:00Z">'
+                   '<meta name="author" content="Ada Tide"></head>')
+    server.route("/dated", html(dated))
+    out = call(client, server.url("/dated"))
+    assert (out["published"], out["author"], out["language"]) == ("2024-05-01T09:00:00+00:00", "Ada Tide", "en")
+    assert list(out)[:5] == ["url", "title", "published", "author", "language"]
+
+
+def test_a_page_that_states_nothing_has_no_metadata_keys(client, server):
+    server.route("/tides", html(ARTICLE))
+    out = call(client, server.url("/tides"))
+    assert not {"published", "author", "language"} & set(out)
+
+
 def test_request_is_a_get_with_the_apps_user_agent(client, server):
     server.route("/", html(ARTICLE))
     tool = make_tool()

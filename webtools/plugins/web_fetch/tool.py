@@ -120,6 +120,10 @@ class Page:
     title: str | None
     text: str
     rendered: bool = False
+    #: What an HTML page states about itself (see ``extract.Extraction``), each None when it does not.
+    published: str | None = None
+    author: str | None = None
+    language: str | None = None
 
 
 def page_kind(mime: str) -> str | None:
@@ -185,6 +189,9 @@ class WebFetch:
         output: dict[str, Any] = {"url": page.url}
         if page.title:
             output["title"] = page.title
+        for key in ("published", "author", "language"):
+            if getattr(page, key):
+                output[key] = getattr(page, key)
         output["content"] = part
         output["offset"] = offset
         if offset + len(part) < total:
@@ -227,7 +234,7 @@ class WebFetch:
             ctx.limits.record(limits.Usage(ctx.user, "web_fetch"))
             page = self.download(url, ctx)
         if key is not None:
-            ctx.shared_cache.set(key, [page.url, page.title, page.text], options.cache_ttl_seconds)
+            ctx.shared_cache.set(key, list(dataclasses.astuple(page)), options.cache_ttl_seconds)
         return page
 
     def download(self, url: URL, ctx: ToolContext) -> Page:
@@ -373,11 +380,12 @@ class WebFetch:
             if len(data) > limit:
                 data = cut_markup(data, limit)
                 notes.append(f"[The page is larger than {limit} bytes: only its first {limit} bytes were read.]")
-            title, text = workers.call(
+            found = workers.call(
                 extract, decode(data, charset, html=True), url, deadline=deadline,
                 include_image_urls=self.options.include_image_urls,
             )
-            return self._kept(url, title, text, notes)
+            return dataclasses.replace(self._kept(url, found.title, found.text, notes), published=found.published,
+                                       author=found.author, language=found.language)
         text = decode(data, charset, html=kind in ("xml", "feed"))
         if kind in ("xml", "feed"):
             feed = workers.call(feed_markdown, text, url, deadline=deadline)
