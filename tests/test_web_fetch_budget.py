@@ -112,12 +112,13 @@ def test_only_max_html_bytes_of_a_page_are_read_and_the_text_says_so(client, ser
 
 
 def test_a_huge_feed_ends_within_the_timeout_with_a_clear_error(client, server, warm):  # noqa: F811
-    feed = table_feed(entries=60, entry_size=40_000)
-    assert len(feed) > 4_000_000
+    # 14 MB of tables: the Markdown writer reads a 4 MB feed within the second (issue 10), this one not.
+    feed = table_feed(entries=100, entry_size=80_000)
+    assert len(feed) > 14_000_000
     server.route("/feed", Reply(200, {"Content-Type": "application/rss+xml"}, feed))
     started = time.monotonic()
     with pytest.raises(ReadingTooLong, match="The page took too long to read."):
-        call(client, server.url("/feed"), timeout_seconds=1)
+        call(client, server.url("/feed"), timeout_seconds=1, max_bytes=20_000_000)
     assert time.monotonic() - started < 1 + MARGIN
     assert_nothing_keeps_reading()
 
