@@ -4,8 +4,8 @@ The package is built as a wheel and installed (not editable) in a fresh virtual 
 pinned versions of ``requirements.txt`` as constraints, so ``install_requires`` alone must bring
 everything. ``django-admin startproject`` makes a host; the README's ``# settings.py`` and ``# urls.py``
 blocks, read from README.md here so docs and test cannot drift, are appended to its files unchanged.
-Then ``migrate``, the system checks, a real server on a free loopback port, the API as a client program
-would use it, and the settings page with a session.
+Then ``migrate``, the system checks, a real server on a free loopback port, the API with a DRF token and
+with the host's default authentication, and the settings page with a session.
 
 pip may reach the package index (its cache makes that quick); nothing else leaves the machine.
 """
@@ -127,12 +127,14 @@ def test_without_a_key_check_warns_how_to_set_one(host):
 
 @pytest.fixture(scope="module")
 def server(host):
-    """``manage.py runserver`` on a free loopback port, with a user and a staff user."""
+    """``manage.py runserver`` on a free loopback port, with a user, her DRF token and a staff user."""
     manage(host, "shell", "-c", (
         "from django.contrib.auth.models import User; "
         "User.objects.create_user('alice', password='alice-pw-8364'); "
         "User.objects.create_user('sam', password='sam-pw-8364', is_staff=True)"
     ))
+    # As the README says: python manage.py drf_create_token <username>
+    token = re.search(r"Generated token (\w+)", manage(host, "drf_create_token", "alice")).group(1)
     port = free_port()
     env = {**host["env"], "WEBTOOLS_ENCRYPTION_KEYS": FERNET_KEY}
     proc = subprocess.Popen(
@@ -150,7 +152,7 @@ def server(host):
                 if proc.poll() is not None or time.monotonic() > deadline:
                     raise AssertionError(f"the server did not start:\n{proc.stdout.read()}") from None
                 time.sleep(0.2)
-        yield {"url": base}
+        yield {"url": base, "token": token}
     finally:
         os.kill(proc.pid, signal.SIGTERM)
         try:
@@ -179,6 +181,19 @@ def test_api_with_the_hosts_default_authentication(server):
 
     anonymous = requests.get(url + "/api/plugins/settings", timeout=30)
     assert anonymous.status_code in (401, 403)
+
+
+def test_api_with_a_drf_token(server):
+    api = requests.Session()
+    api.headers["Authorization"] = f"Token {server['token']}"
+    url = server["url"]
+    listed = api.get(url + "/api/plugins/settings", timeout=30)
+    assert listed.status_code == 200, listed.text
+    saved = api.put(url + "/api/plugins/web_search/settings", json={"engine": "tavily", "api_key": "tvly-key-1234"},
+                    timeout=30)
+    assert saved.status_code == 200 and saved.json()["secrets"] == {"api_key": True}, saved.text
+    bad = requests.get(url + "/api/plugins/settings", headers={"Authorization": "Token not-a-token"}, timeout=30)
+    assert bad.status_code == 401 and bad.headers["WWW-Authenticate"].startswith("Token")
 
 
 def test_settings_page_with_a_session_and_login_url(server):
