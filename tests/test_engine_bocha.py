@@ -32,3 +32,8 @@ class TestBocha(EngineContract):
 
     def default_messages(self):
         return {**super().default_messages(), "forbidden": next(e for e in ENGINES if e.id == "bocha").quota_message()}
+
+
+def test_an_empty_balance_sends_the_search_to_the_next_engine():
+    engine = next(e for e in ENGINES if e.id == "bocha")
+    assert engine.unavailable(403) and engine.unavailable(429) and not engine.unavailable(401)

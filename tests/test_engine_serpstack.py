@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from webtools.plugins.web_search.engines.base import COUNTRY, LANGUAGE, SAFE_SEARCH
 
 from .engine_contract import ENDPOINT, KEY, QUERY, EngineContract
@@ -45,3 +47,15 @@ class TestSerpstack(EngineContract):
     }
     recorded_count = None
     error_answers = {"unauthorized": (200, json.dumps(INVALID_KEY)), "quota": (200, json.dumps(USAGE_LIMIT))}
+
+
+def test_used_up_requests_and_the_rate_limit_are_not_now_but_a_wrong_key_is_final():
+    from webtools.plugins.web_search.engines import ENGINES
+    from webtools.plugins.web_search.engines.base import EngineBlocked, ResponseError
+
+    engine = next(e for e in ENGINES if e.id == "serpstack")
+    with pytest.raises(EngineBlocked):
+        engine.parse(json.dumps(USAGE_LIMIT))
+    with pytest.raises(ResponseError) as info:
+        engine.parse(json.dumps(INVALID_KEY))
+    assert not isinstance(info.value, EngineBlocked)

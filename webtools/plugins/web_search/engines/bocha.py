@@ -96,3 +96,7 @@ class BochaEngine(Engine):
         if status == 403:
             return self.quota_message()
         return None
+
+    def unavailable(self, status: int) -> bool:
+        # 403 is Bocha's "balance used up": another engine may answer, as for any used-up quota.
+        return status == 403 or super().unavailable(status)
