@@ -142,6 +142,24 @@ def test_http_one_session_is_one_turn_and_a_url_from_nowhere_is_a_tool_error(web
     assert again.isError and NOT_FROM_CONVERSATION in texts(again)[0]
 
 
+def test_http_the_operators_limits_hold_and_a_session_is_one_answer_for_them(web, mcp_url):  # noqa: F811
+    from webtools.models import PluginOptions
+
+    user, engine, _ = web
+    PluginOptions.objects.filter(plugin="web_search").delete()
+    save_options("web_search", engine="brave", api_key=BRAVE_KEY, enabled_by_default=True, max_uses=1)
+
+    async def search_twice(session):
+        return [await session.call_tool("web_search", {"query": f"django {n}"}) for n in (1, 2)]
+
+    first, second = over_http(mcp_url, token_for(user), search_twice)
+    assert first.isError is False
+    assert second.isError and "The search limit for this answer is reached." in texts(second)[0]
+    assert len(engine.requests) == 1
+    (again, _) = over_http(mcp_url, token_for(user), search_twice)
+    assert again.isError is False and len(engine.requests) == 2
+
+
 def test_http_a_user_without_the_tool_neither_sees_nor_calls_it(web, mcp_url):  # noqa: F811
     from webtools.models import UserToolSetting
 
