@@ -15,6 +15,7 @@ import time
 import pytest
 
 from tests.servers import LoopbackServer, Reply, redirect
+from tests.test_web_fetch import _resolver, make_tool
 from webtools.net import AddressPolicy, HttpClient
 from webtools.net.proxy import GuardingProxy, ProxyRules, is_background_host
 from webtools.plugins.web_fetch import render
@@ -37,12 +38,9 @@ a script-built page's empty shell ever shows before its scripts run.</p></articl
 <script>var analytics = 1;</script></body></html>"""
 
 
-def _resolver(host: str, port: int) -> list[str]:
-    return ["127.0.0.1"]
-
-
 @pytest.fixture(scope="module")
 def client():
+    """One client for the module: the renderer is shared per address policy, so one policy, one browser."""
     with HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]), resolver=_resolver) as c:
         yield c
 
@@ -280,17 +278,11 @@ document.getElementById("mark").textContent = "Every vector was tried by the pag
 </script></body></html>"""
 
 
-def _fetch_tool(**options):
-    from tests.test_web_fetch import make_tool
-
-    return make_tool(**options)
-
-
 def _call(client, url, **options):
     from webtools.testing import tool_context_for_test
 
     ctx, cited = tool_context_for_test(fetch=client)
-    return _fetch_tool(**options).handler({"url": url}, ctx)
+    return make_tool(**options).handler({"url": url}, ctx)
 
 
 def test_a_script_built_page_comes_back_rendered(renderer, client, server):
