@@ -1,8 +1,17 @@
 """Shared fixtures."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from django.apps import apps
+from hypothesis import settings
+
+# Property tests search at random on a developer's machine, so each run may find a new case. CI
+# (``.ci/run`` sets HYPOTHESIS_PROFILE=ci) runs the same examples every time: a red build then means
+# the change broke something, never that the search happened upon an old, unrelated case today.
+settings.register_profile("ci", derandomize=True, database=None, print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 
 @pytest.fixture(autouse=True)
