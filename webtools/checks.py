@@ -123,7 +123,7 @@ def check_plugin_environment(app_configs=None, databases=None, **kwargs):
         loaded = load_options(plugin, row)
         if not loaded.saved or loaded.errors:
             continue
-        for problem in plugin.check(loaded.values):
+        for problem in plugin.check(loaded.effective):  # secrets included: whether a key is set
             warnings.append(Warning(problem, obj=plugin_id, id="webtools.W015",
                                     hint="Change the option in the admin (Web tools › Plugin options)."))
     return warnings

@@ -34,6 +34,9 @@ DEFAULTS: dict[str, Any] = {
     # Engine id -> endpoint URL replacing the engine's public endpoint, for a proxy or a recorded
     # engine in tests. Admin-set URLs: reached with the plain client.
     "ENGINE_URLS": {},
+    # Rendering service id (``firecrawl``, ``jina``) -> base URL replacing the service's public one, for a
+    # proxy, a self-hosted instance or a recorded service in tests. Admin-set URLs: the plain client.
+    "RENDER_SERVICE_URLS": {},
     # The alias in CACHES that keeps per-minute windows, slots, cool-downs and the shared cache of
     # results. Redis (or Memcached) when several workers serve: see docs/deploy.md.
     "CACHE": "default",

@@ -158,7 +158,9 @@ class Plugin:
 
     def check(self, options: Mapping[str, Any]) -> list[str]:
         """Problems with these saved options on this host (a program or a kernel feature they need is
-        missing): the system check ``webtools.W015`` shows each one to the operator."""
+        missing, a key they need is not set): the system check ``webtools.W015`` shows each one to the
+        operator. ``options`` include the secrets in force, so a check can see whether a key is set; a
+        message must never quote one."""
         return []
 
     def test_input(self, tool_name: str) -> dict[str, Any] | None:

@@ -10,9 +10,10 @@ from typing import Any
 from django import forms
 from django.utils.translation import gettext_lazy as _
 
-from webtools.runtime import LimitField, Plugin, PluginSetup, Tool, cache_ttl_field
+from webtools.runtime import LimitField, Plugin, PluginSetup, SecretField, Tool, cache_ttl_field
 from webtools.runtime.domains import DomainListField
 
+from . import services
 from .tool import DESCRIPTION, MAX_USES, FetchOptions, WebFetch, input_schema
 
 __all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
@@ -97,6 +98,20 @@ class WebFetchOptionsForm(forms.Form):
                     "page in a headless Chromium only when its static text is too short and it shows the "
                     "marks of a script-built page. Needs Chromium and Playwright (webtools[render])."),
     )
+    render_with = forms.ChoiceField(
+        required=False, initial="chromium", label=_("Renderer"),
+        choices=[("chromium", _("Chromium on this server")),
+                 *((service.id, service.name) for service in services.SERVICES)],
+        help_text=_("Chromium renders on this server, inside the guard. Firecrawl and Jina Reader are "
+                    "services: the page's URL is sent to them and they read the page on their own "
+                    "machines (see the privacy note in docs/fetch.md). Firecrawl needs an API key; Jina "
+                    "Reader works without one at a lower rate limit."),
+    )
+    render_api_key = SecretField(
+        label=_("Renderer API key"),
+        help_text=_("The key of the service chosen above; each service keeps its own. Get one at "
+                    "firecrawl.dev (Firecrawl) or jina.ai (Jina Reader)."),
+    )
     render_isolation = forms.ChoiceField(
         required=False, initial="netns", label=_("Browser isolation"),
         choices=[("netns", _("Network namespace and proxy (recommended)")),
@@ -134,7 +149,9 @@ class WebFetchOptionsForm(forms.Form):
         cleaned = super().clean()
         # A field left empty takes its default: web fetch works with no saved options at all.
         for name, field in self.fields.items():
-            if cleaned.get(name) is None and name not in self.errors:
+            if isinstance(field, SecretField):
+                continue
+            if cleaned.get(name) in (None, "") and name not in self.errors:
                 cleaned[name] = field.initial() if callable(field.initial) else field.initial
         return cleaned
 
@@ -146,12 +163,22 @@ class WebFetchPlugin(Plugin):
     name = _("Web fetch")
     options_form = WebFetchOptionsForm
     show_when = {
-        name: ("render_javascript", ("auto", "always"))
-        for name in ("render_isolation", "render_max_concurrent", "render_memory_mb")
+        **{
+            name: ("render_javascript", ("auto", "always"))
+            for name in ("render_with", "render_isolation", "render_max_concurrent", "render_memory_mb")
+        },
+        # Kept per service (render_api_key@firecrawl): switching service never sends another's key.
+        "render_api_key": ("render_with", tuple(service.id for service in services.SERVICES)),
     }
 
     def check(self, options) -> list[str]:
         if options.get("render_javascript", "never") == "never":
+            return []
+        service = services.BY_ID.get(options.get("render_with") or "chromium")
+        if service is not None:
+            if service.needs_key and not options.get("render_api_key"):
+                return [f"Web fetch renders pages with {service.name}, which needs an API key, and none is "
+                        "set: pages that need JavaScript fail until one is."]
             return []
         from . import render
 

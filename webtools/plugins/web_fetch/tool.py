@@ -95,6 +95,10 @@ class FetchOptions:
     def document_characters(self) -> int:
         return self.max_document_characters or DOCUMENT_PARTS * self.max_characters
     render_javascript: str = "never"
+    #: ``chromium`` (the browser on this server) or a service id of ``services.SERVICES``.
+    render_with: str = "chromium"
+    #: The chosen service's key; never in a repr, a log or an error.
+    render_api_key: str = dataclasses.field(default="", repr=False)
     render_isolation: str = "netns"
     render_max_concurrent: int = 2
     render_memory_mb: int = 1024
@@ -213,7 +217,8 @@ class WebFetch:
             key = shared_key(
                 "web_fetch", str(url), options.allow_domains, options.deny_domains, options.respect_robots_txt,
                 options.include_image_urls, options.max_bytes, options.max_file_bytes, options.max_pdf_pages,
-                options.document_characters, options.max_html_bytes, ctx.user_agent,
+                options.document_characters, options.max_html_bytes, options.render_javascript,
+                options.render_with, ctx.user_agent,
             )
             hit = ctx.shared_cache.get(key)
             if hit is not None:
@@ -343,6 +348,12 @@ class WebFetch:
             if options.render_javascript == "always":
                 raise ToolError("The page took too long to render.")
             return page
+        if options.render_with != "chromium":
+            shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds)
+            if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
+                return page
+            ctx.audit(rendered=True, renderer=options.render_with)
+            return shown
         try:
             renderer = render.renderer_for(
                 ctx.fetch, isolation=options.render_isolation, max_concurrent=options.render_max_concurrent,
@@ -368,6 +379,38 @@ class WebFetch:
             return page
         ctx.audit(rendered=True)
         return dataclasses.replace(shown, title=shown.title or page.title, rendered=True)
+
+    def _render_with_service(self, page: Page, ctx: ToolContext, timeout: float) -> Page:
+        """The page as the operator's rendering service reads it. ``page.url`` is the final URL of the
+        static download, so it has passed the domain lists, robots.txt and provenance; a different URL
+        the service reports having read is checked the same way before its text is used."""
+        from . import services
+
+        service = services.BY_ID.get(self.options.render_with)
+        if service is None:
+            raise ToolError("The renderer in the web fetch options is unknown; the operator should choose "
+                            "another.")
+        key = self.options.render_api_key
+        if service.needs_key and not key:
+            raise ToolError(f"This page needs {service.name} to render it, and the operator has not set its "
+                            "API key in the web fetch options.")
+        # The service's address is the operator's choice: the plain client reaches it.
+        scraped = services.scrape(service, page.url, client=ctx.http, api_key=key, timeout=timeout,
+                                  cancel=ctx.signal)
+        url = page.url
+        if scraped.url:
+            try:
+                reported = read_url(scraped.url)
+            except InvalidURL as err:
+                raise ToolError(f"{service.name} read the page from an address this tool cannot check, so "
+                                "its text is not used.") from err
+            if str(reported) != page.url:
+                self.check_hop(reported, ctx)
+                url = str(reported)
+        if scraped.status is not None and scraped.status >= 400:
+            raise ToolError(f"Fetching {url} failed (HTTP {scraped.status}).")
+        shown = self._kept(url, scraped.title or page.title, scraped.markdown)
+        return dataclasses.replace(shown, rendered=True)
 
     # -- content ------------------------------------------------------------------------------------
 

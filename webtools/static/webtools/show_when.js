@@ -11,6 +11,9 @@
   function controllerValue(form, name) {
     var el = form.querySelector('[name="' + name + '"]');
     if (!el) return null;
+    // A hidden controller does not apply, so neither do the fields it controls (the renderer's key
+    // hides with the renderer when rendering is off). Controllers come first in the form.
+    if (container(el).hidden) return null;
     if (el.type === "checkbox") return el.checked ? "true" : "false";
     return el.value;
   }
