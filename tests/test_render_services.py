@@ -17,8 +17,9 @@ import pytest
 
 from tests.leaks import leaks
 from tests.servers import LoopbackServer, Reply, raw
+from tests import test_web_fetch
 from tests.test_web_fetch import make_tool
-from webtools.net import AddressPolicy, HttpClient
+from webtools.net import HttpClient
 from webtools.plugins.web_fetch import render
 from webtools.runtime import ToolError
 from webtools.testing import tool_context_for_test
@@ -43,14 +44,8 @@ def jina_answer(url: str, title: str, content: str) -> str:
     return json.dumps({"data": {"url": url, "title": title, "content": content}})
 
 
-def _resolver(host: str, port: int) -> list[str]:
-    return ["127.0.0.1"]
-
-
-@pytest.fixture
-def client():
-    with HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]), resolver=_resolver) as c:
-        yield c
+#: The guarded client of the web_fetch tests: 127.0.0.1 allowed, every test host name resolved there.
+client = test_web_fetch.client
 
 
 @pytest.fixture
