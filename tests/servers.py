@@ -48,6 +48,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, NamedTuple, Union
 import pytest
 
 __all__ = [
+    "InFlight",
     "LoopbackServer",
     "Recorded",
     "Reply",
@@ -397,3 +398,22 @@ def http_server() -> Iterator[LoopbackServer]:
     """An empty loopback server on 127.0.0.1; add routes with ``http_server.route(path, value)``."""
     with LoopbackServer() as server:
         yield server
+
+
+class InFlight:
+    """A route that answers ``reply`` after ``delay`` seconds and remembers the most requests it was
+    answering at once (``most``): what a test of a concurrency limit asserts."""
+
+    def __init__(self, reply: Reply, delay: float = 0.2) -> None:
+        self.reply, self.delay = reply, delay
+        self.now = self.most = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, request: Recorded) -> Reply:
+        with self._lock:
+            self.now += 1
+            self.most = max(self.most, self.now)
+        time.sleep(self.delay)
+        with self._lock:
+            self.now -= 1
+        return self.reply

@@ -3,13 +3,13 @@ the admin's usage page with totals and estimated cost."""
 from __future__ import annotations
 
 import threading
-import time
 from decimal import Decimal
 
 import pytest
 from django.contrib.auth import get_user_model
 from django.urls import reverse
 
+from tests.servers import InFlight
 from webtools.host import start_turn
 from webtools.models import EnginePrice, PluginOptions, Usage
 from webtools.runtime.cache import MemoryCache
@@ -107,17 +107,7 @@ def test_fetches_per_minute_count_downloads_per_user(client, server):  # noqa: F
 
 
 def test_concurrent_fetches_per_user_wait_in_line(client, server):  # noqa: F811
-    state, lock = {"now": 0, "max": 0}, threading.Lock()
-
-    def slow(request):
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.2)
-        with lock:
-            state["now"] -= 1
-        return html(PAGE)
-
+    slow = InFlight(html(PAGE))
     for n in range(4):
         server.route(f"/p{n}", slow)
     tool, store = make_tool(user_concurrent_fetches=1, respect_robots_txt=False), MemoryStore()
@@ -131,7 +121,7 @@ def test_concurrent_fetches_per_user_wait_in_line(client, server):  # noqa: F811
         t.start()
     for t in threads:
         t.join()
-    assert state["max"] == 1 and server.hits() >= 4
+    assert slow.most == 1 and server.hits() >= 4
 
 
 def test_the_fetch_limit_per_answer(client, server):  # noqa: F811

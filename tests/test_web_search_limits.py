@@ -2,7 +2,6 @@
 server (see tests/test_web_search.py)."""
 from __future__ import annotations
 
-import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
 
@@ -17,7 +16,7 @@ from webtools.runtime.cache import MemoryCache
 from webtools.runtime.limits import MemoryStore
 from webtools.testing import tool_context_for_test
 
-from .servers import Reply
+from .servers import InFlight, Reply
 from .test_web_search import FIXTURES, USER_KEY, error_of, options, plain, server, tool, urls  # noqa: F401
 
 SEARCH = {"query": "django"}
@@ -137,25 +136,13 @@ def test_daily_limit_holds_for_threads_at_once(server, plain):
 
 
 def test_engine_concurrency_holds_requests_in_line(server, plain):
-    body = (FIXTURES / "brave.json").read_bytes()
-    state = {"now": 0, "max": 0}
-    lock = threading.Lock()
-
-    def slow(request):
-        with lock:
-            state["now"] += 1
-            state["max"] = max(state["max"], state["now"])
-        time.sleep(0.2)
-        with lock:
-            state["now"] -= 1
-        return Reply(200, {"Content-Type": "application/json"}, body)
-
+    slow = InFlight(Reply(200, {"Content-Type": "application/json"}, (FIXTURES / "brave.json").read_bytes()))
     server.loopback.route("/brave", slow)
     store, opts = MemoryStore(), options(engine_concurrency=1, user_searches_per_minute=0)
     with ThreadPoolExecutor(4) as pool:
         outputs = list(pool.map(lambda u: search(opts, http=plain, store=store, user=str(u)), range(4)))
     assert all(o["results"] for o in outputs)
-    assert state["max"] == 1
+    assert slow.most == 1
 
 
 def test_a_429_with_retry_after_is_retried_within_the_deadline(server, plain):
