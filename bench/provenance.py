@@ -16,41 +16,23 @@ It prints the per-page figures and the ratio of recording to extracting.
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench._pages import PAGE_URL, corpus_pages, fetch_outputs, timed  # noqa: E402
 from webtools.plugins.web_fetch.extract import extract  # noqa: E402
 from webtools.runtime.provenance import ConversationUrls, urls_in  # noqa: E402
-
-CORPUS = ROOT.parent / "shared" / "corpora" / "readability-pages"
-PAGE_URL = "http://fakehost/test/page.html"
-
-
-def timed(passes: int, work) -> float:
-    work()  # warm-up
-    runs = []
-    for _ in range(passes):
-        started = time.perf_counter()
-        work()
-        runs.append(time.perf_counter() - started)
-    return statistics.median(runs)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--passes", type=int, default=5)
     args = parser.parse_args()
-    pages = [(p / "source.html").read_text(encoding="utf-8", errors="replace") for p in sorted(CORPUS.iterdir())
-             if (p / "source.html").exists()]
-    outputs = []
-    for html in pages:
-        title, text = extract(html, PAGE_URL)
-        outputs.append({"url": PAGE_URL, "title": title, "content": text[:20_000]})
+    pages = corpus_pages()
+    outputs = fetch_outputs(pages)
     found = [urls_in(o["content"]) for o in outputs]
 
     def record():

@@ -14,8 +14,8 @@ through the guarded client's rules:
   the same byte and time limits;
 - the browser's own background traffic (updates, sync, safe browsing, ...) is refused by host.
 
-``check_url`` (given per proxy) sees every request's URL first, so the renderer can refuse by the
-operator's domain lists as well.
+The operator's domain lists and robots.txt are the renderer's business: it checks every navigation of
+the page's main frame before the browser sends it (``render.py``).
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ import socket
 import socketserver
 import threading
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .client import HttpClient
@@ -88,9 +88,6 @@ class ProxyRules:
     timeout: float = 30.0
     connect_ports: frozenset[int] = CONNECT_PORTS
     background_hosts: tuple[str, ...] = BACKGROUND_HOSTS
-    #: Called with each request's URL (``https://host:443/`` for a CONNECT) before it goes out;
-    #: raises ``Refused`` (or any ``NetError``) to refuse it.
-    check_url: Callable[[str], None] | None = None
     events: list[ProxyEvent] = field(default_factory=list)
     max_events: int = 1000
 
@@ -142,13 +139,6 @@ class _Handler(socketserver.BaseRequestHandler):
     def _check(self, url: URL, rules: ProxyRules) -> None:
         if is_background_host(url.host, rules.background_hosts):
             raise Refused(403, "browser background traffic is not allowed")
-        if rules.check_url is not None:
-            try:
-                rules.check_url(str(url))
-            except Refused:
-                raise
-            except Exception as err:  # a policy callback's refusal, whatever its type
-                raise Refused(403, str(err)[:200]) from err
 
     def _connect(self, sock: socket.socket, authority: str, rules: ProxyRules, deadline: float,
                  rest: bytes) -> None:
