@@ -25,8 +25,6 @@ KEY = "admin-test-key-0123456789abcdef"
 CONSTRUCTED = {"searxng": "searxng.json", "duckduckgo": "duckduckgo.html"}
 NO_ANSWER = {
     "serpstack": (200, json.dumps({"success": False, "error": {"code": 104, "type": "usage_limit_reached"}})),
-    "serply": (401, "{}"),
-    "jina": (401, "{}"),
 }
 
 

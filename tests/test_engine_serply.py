@@ -1,5 +1,6 @@
 """Serply against the engine contract (tests/engine_contract.py), request checked against
-https://serply.io/docs: the query is in the path. No real answer could be found (SOURCES.md)."""
+https://serply.io/docs: the query is in the path. The recorded answer is the example in Serply's own
+OpenAPI description (SOURCES.md)."""
 
 from __future__ import annotations
 
@@ -18,4 +19,8 @@ class TestSerply(EngineContract):
         "count": {"url": f"{ENDPOINT}/q=django+orm&num=3"},
         COUNTRY: {"headers": {"X-Proxy-Location": "DE"}},
     }
-    recorded_count = None
+    recorded_count = 10
+    recorded_first = (
+        "Custom Search JSON API | Google Developers",
+        "https://developers.google.com/custom-search/v1/overview",
+    )
