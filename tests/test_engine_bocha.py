@@ -4,7 +4,15 @@ Search API reference (open.bochaai.com). Bocha answers an empty balance with 403
 from __future__ import annotations
 
 from webtools.plugins.web_search.engines import ENGINES
-from webtools.plugins.web_search.engines.base import ALLOWED_DOMAINS, BLOCKED_DOMAINS, FRESHNESS
+from webtools.plugins.web_search.engines.base import (
+    ALLOWED_DOMAINS,
+    BLOCKED_DOMAINS,
+    FRESHNESS,
+    KEY_REJECTED,
+    NOT_NOW,
+    QUOTA,
+    RATE_LIMIT,
+)
 
 from .engine_contract import ENDPOINT, KEY, QUERY, EngineContract
 
@@ -36,4 +44,5 @@ class TestBocha(EngineContract):
 
 def test_an_empty_balance_sends_the_search_to_the_next_engine():
     engine = next(e for e in ENGINES if e.id == "bocha")
-    assert engine.unavailable(403) and engine.unavailable(429) and not engine.unavailable(401)
+    assert engine.kind_of(403, "") == QUOTA and engine.kind_of(429, "") == RATE_LIMIT
+    assert engine.kind_of(401, "") == KEY_REJECTED and KEY_REJECTED not in NOT_NOW

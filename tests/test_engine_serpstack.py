@@ -51,11 +51,12 @@ class TestSerpstack(EngineContract):
 
 def test_used_up_requests_and_the_rate_limit_are_not_now_but_a_wrong_key_is_final():
     from webtools.plugins.web_search.engines import ENGINES
-    from webtools.plugins.web_search.engines.base import EngineBlocked, ResponseError
+    from webtools.plugins.web_search.engines.base import KEY_REJECTED, NOT_NOW, QUOTA, ResponseError
 
     engine = next(e for e in ENGINES if e.id == "serpstack")
-    with pytest.raises(EngineBlocked):
+    with pytest.raises(ResponseError) as info:
         engine.parse(json.dumps(USAGE_LIMIT))
+    assert info.value.kind == QUOTA and info.value.kind in NOT_NOW
     with pytest.raises(ResponseError) as info:
         engine.parse(json.dumps(INVALID_KEY))
-    assert not isinstance(info.value, EngineBlocked)
+    assert info.value.kind == KEY_REJECTED and info.value.kind not in NOT_NOW

@@ -14,7 +14,19 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from webtools.plugins.web_search.engines import ENGINES
-from webtools.plugins.web_search.engines.base import ResponseError, Search, SearchResult
+from webtools.plugins.web_search.engines.base import (
+    BLOCKED,
+    FAILED,
+    KEY_REJECTED,
+    NOT_NOW,
+    OUTAGE,
+    QUOTA,
+    RATE_LIMIT,
+    REFUSED,
+    ResponseError,
+    Search,
+    SearchResult,
+)
 from webtools.plugins.web_search.search import (
     SNIPPET_CHARACTERS,
     clean_results,
@@ -189,6 +201,34 @@ def test_malformed_response_is_an_error_naming_the_engine(engine_id, body):
 )
 def test_error_response_is_a_fixed_message_naming_the_engine(engine_id, status, name, message):
     assert http_error(BY_ID[engine_id], status, fixture(name)) == message
+
+
+@pytest.mark.parametrize(
+    "engine_id,status,body,kind",
+    [
+        # Serper documents only the phrase (serper.py): the rule is tested with it alone.
+        ("serper", 400, "Not enough credits", QUOTA),
+        ("serper", 400, "", FAILED),
+        ("tavily", 432, fixture("tavily_432.json"), QUOTA),
+        ("tavily", 433, fixture("tavily_433.json"), QUOTA),
+        ("tavily", 422, fixture("tavily_422.json"), FAILED),
+        ("bocha", 403, "", QUOTA),
+        ("brave", 429, fixture("brave_429.json"), RATE_LIMIT),
+        ("brave", 422, fixture("brave_422_invalid_token.json"), KEY_REJECTED),
+        ("google", 400, fixture("google_400_key_invalid.json"), KEY_REJECTED),
+        ("kagi", 401, fixture("kagi_401.json"), KEY_REJECTED),
+        ("duckduckgo", 403, "", BLOCKED),
+        ("brave", 503, "", OUTAGE),
+        ("searxng", 403, "", REFUSED),
+    ],
+)
+def test_an_error_answer_has_the_kind_its_status_or_documented_shape_says(engine_id, status, body, kind):
+    assert BY_ID[engine_id].kind_of(status, body) == kind
+
+
+def test_only_a_quota_a_rate_limit_an_outage_or_a_block_means_not_now():
+    assert NOT_NOW == {QUOTA, RATE_LIMIT, OUTAGE, BLOCKED}
+    assert not NOT_NOW & {KEY_REJECTED, REFUSED, FAILED}
 
 
 def test_brave_422_without_the_token_code_is_a_plain_failure():

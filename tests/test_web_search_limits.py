@@ -214,6 +214,22 @@ def test_an_engine_that_fails_hands_the_search_to_the_next(server, plain, name, 
     assert server.loopback.hits("/brave") == hits
 
 
+@pytest.mark.parametrize(
+    "engine,status,body,said",
+    [
+        # Serper says a used-up account with HTTP 400; only the documented phrase is served (serper.py).
+        ("serper", 400, b"Not enough credits", "The Serper account has used up its search quota"),
+        ("tavily", 432, (FIXTURES / "tavily_432.json").read_bytes(), "Tavily's plan usage limit was reached."),
+    ],
+)
+def test_a_quota_said_with_another_status_hands_the_search_to_the_next(server, plain, engine, status, body, said):
+    server.route(f"/{engine}", body, status=status)
+    output = search(options(engine=engine, fallback_engines=["duckduckgo"]), http=plain, store=MemoryStore())
+    assert output["engine"] == "duckduckgo" and urls(output)
+    assert output["notes"][0].startswith(said)
+    assert server.loopback.hits(f"/{engine}") == 1
+
+
 def test_a_timeout_hands_the_search_to_the_next_within_the_same_deadline(server, plain, monkeypatch):
     monkeypatch.setattr(shared, "TIMEOUT", 1.5)
     server.record("brave", delay=3.0)

@@ -19,7 +19,7 @@ from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
 from webtools.runtime import domains, excerpt, json_input, masked_in_logs, redact
 
-from .engines.base import Engine, EngineBlocked, ResponseError, Search, SearchResult
+from .engines.base import NOT_NOW, Engine, ResponseError, Search, SearchResult
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -76,8 +76,9 @@ def collapse(text: str) -> str:
 
 
 class EngineDown(ToolError):
-    """The engine cannot answer now (quota, rate limit, server error, timeout, block page): the search
-    may go to the next engine, and this one is skipped by every worker for ``cool_down`` seconds."""
+    """The engine cannot answer now (quota, rate limit, server error, timeout, block page: the kinds of
+    ``engines.base.NOT_NOW``): the search may go to the next engine, and this one is skipped by every
+    worker for ``cool_down`` seconds."""
 
     def __init__(self, message: str, cool_down: float = COOL_DOWN) -> None:
         super().__init__(message)
@@ -179,7 +180,8 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
     status = response.status_code
     if status != 200:
         log_error_body(engine, status, body, secrets)
-        error = fail(http_error(engine, status, body), down=engine.unavailable(status))
+        kind = engine.kind_of(status, body)
+        error = fail(http_error(engine, status, body, kind), down=kind in NOT_NOW)
         if isinstance(error, EngineDown):
             wait = retry_after(response.headers.get("Retry-After")) if status in (429, 503) else None
             error.retry_after = wait
@@ -188,28 +190,19 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
         raise error
     try:
         return engine.parse(body)
-    except EngineBlocked as err:
-        raise fail(str(err), down=True) from err
     except ResponseError as err:
-        raise fail(str(err)) from err
+        # A block page, or a quota an API reports with HTTP 200 (serpstack, Mojeek): the next engine is tried.
+        raise fail(str(err), down=err.kind in NOT_NOW) from err
 
 
-def http_error(engine: Engine, status: int, body: str) -> str:
-    """The fixed message for an error response: chosen by the status and the error shapes the engine
-    knows (``Engine.describe_error``), never copied from the body, which may echo the key it rejected."""
-    name = engine.name
+def http_error(engine: Engine, status: int, body: str, kind: str | None = None) -> str:
+    """The fixed message for an error response: chosen by its kind (``Engine.kind_of``: the status and
+    the error shapes the engine knows) or the engine's own ``describe_error``, never copied from the
+    body, which may echo the key it rejected."""
     message = engine.describe_error(status, body)
     if message is not None:
         return message
-    if status in (401, 403):
-        if engine.needs_key:
-            return engine.key_rejected_message()
-        return f"{name} refused the search (HTTP {status})."
-    if status == 402:  # Payment Required: how most APIs say the credits are used up
-        return engine.quota_message()
-    if status == 429:
-        return engine.rate_limit_message()
-    return f"{name} search failed (HTTP {status})."
+    return engine.error_message(kind or engine.kind_of(status, body), status)
 
 
 def log_error_body(engine: Engine, status: int, body: str, secrets: Sequence[str] = ()) -> None:

@@ -36,6 +36,19 @@ ALLOWED_DOMAINS = "allowed_domains"
 BLOCKED_DOMAINS = "blocked_domains"
 PARAMETERS = (FRESHNESS, SAFE_SEARCH, COUNTRY, LANGUAGE, LOCATION, ALLOWED_DOMAINS, BLOCKED_DOMAINS)
 
+#: What an engine's failed answer means, whatever status it came with (``Engine.error_kind``): the message
+#: follows from it, and so does what happens next. The kinds in ``NOT_NOW`` mean "this engine cannot
+#: answer now": the search goes to the operator's next engine and this one cools down. A rejected key or
+#: a bad request would fail the same way again, so it is said to the user instead.
+KEY_REJECTED = "key_rejected"
+QUOTA = "quota"
+RATE_LIMIT = "rate_limit"
+OUTAGE = "outage"
+BLOCKED = "blocked"
+REFUSED = "refused"
+FAILED = "failed"
+NOT_NOW = frozenset({QUOTA, RATE_LIMIT, OUTAGE, BLOCKED})
+
 
 @dataclass(frozen=True)
 class Location:
@@ -127,12 +140,23 @@ class ExtraField:
 
 
 class ResponseError(Exception):
-    """The engine's answer is not a results page. The message is for the model and names the engine."""
+    """The engine's answer is not a results page. The message is for the model and names the engine;
+    ``kind`` says what the answer means (an API that reports a used-up quota with HTTP 200 raises this
+    with ``kind=QUOTA``, so the next engine is tried)."""
+
+    kind = FAILED
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
 
 
 class EngineBlocked(ResponseError):
     """The engine answered with a block page (a CAPTCHA, "unusual traffic"): it refuses this server for
     now, so the search goes to the next engine and this one cools down."""
+
+    kind = BLOCKED
 
 
 class Engine:
@@ -175,22 +199,49 @@ class Engine:
         results page; an empty list means the engine found nothing."""
         raise NotImplementedError
 
-    def describe_error(self, status: int, body: str) -> str | None:
-        """A fixed message for an error response whose status or known error shape the shared
-        messages ("The Brave API key was rejected.", "Brave's rate limit was reached.", "Brave search
-        failed (HTTP 500).") get wrong. Never copy text from ``body`` into it: an engine may echo the
-        key it rejected, in any spelling."""
+    def error_kind(self, status: int, body: str) -> str | None:
+        """What an error answer means when its status alone says otherwise (Serper's HTTP 400 "Not
+        enough credits" is a used-up quota, ``QUOTA``); None leaves it to the status (``kind_of``).
+        Read only the documented part of an error shape: a status, a code, a fixed phrase."""
         return None
+
+    def kind_of(self, status: int, body: str) -> str:
+        """The kind of an error answer: the engine's ``error_kind``, else the status's usual meaning."""
+        kind = self.error_kind(status, body)
+        if kind is not None:
+            return kind
+        if status in (401, 403):
+            return KEY_REJECTED if self.needs_key else REFUSED
+        if status == 402:  # Payment Required: how most APIs say the credits are used up
+            return QUOTA
+        if status == 429:
+            return RATE_LIMIT
+        return OUTAGE if status >= 500 else FAILED
+
+    def describe_error(self, status: int, body: str) -> str | None:
+        """A fixed message for an error answer where the message of its kind (``error_message``) says
+        too little (SearXNG's 403: the instance refuses JSON). Never copy text from ``body`` into it: an
+        engine may echo the key it rejected, in any spelling."""
+        return None
+
+    def error_message(self, kind: str, status: int) -> str:
+        """The fixed message of an error answer of ``kind``."""
+        messages = {
+            KEY_REJECTED: self.key_rejected_message,
+            QUOTA: self.quota_message,
+            RATE_LIMIT: self.rate_limit_message,
+            BLOCKED: self.block_message,
+        }
+        if kind in messages:
+            return messages[kind]()
+        if kind == REFUSED:
+            return f"{self.name} refused the search (HTTP {status})."
+        return f"{self.name} search failed (HTTP {status})."
 
     def error_detail(self, body: Any) -> str | None:
         """The engine's own explanation in a JSON error body. It is logged for the operator, masked,
         and never shown to the user or the model."""
         return None
-
-    def unavailable(self, status: int) -> bool:
-        """Whether an error status means "not now" (a quota, a rate limit, an outage), so the search
-        goes to the operator's next engine; a rejected key or a bad request does not."""
-        return status in (402, 429) or status >= 500
 
     # -- helpers for subclasses ------------------------------------------------------------------
 

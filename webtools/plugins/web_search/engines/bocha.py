@@ -14,6 +14,7 @@ from .base import (
     ALLOWED_DOMAINS,
     BLOCKED_DOMAINS,
     FRESHNESS,
+    QUOTA,
     Engine,
     OptionalText,
     Request,
@@ -92,11 +93,6 @@ class BochaEngine(Engine):
             for p in pages["value"]
         ]
 
-    def describe_error(self, status: int, body: str) -> str | None:
-        if status == 403:
-            return self.quota_message()
-        return None
-
-    def unavailable(self, status: int) -> bool:
+    def error_kind(self, status: int, body: str) -> str | None:
         # 403 is Bocha's "balance used up": another engine may answer, as for any used-up quota.
-        return status == 403 or super().unavailable(status)
+        return QUOTA if status == 403 else None

@@ -9,6 +9,7 @@ from rest_framework import serializers
 from .base import (
     COUNTRY,
     FRESHNESS,
+    KEY_REJECTED,
     LANGUAGE,
     LOCATION,
     SAFE_SEARCH,
@@ -77,10 +78,10 @@ class BraveEngine(Engine):
             for r in web["results"]
         ]
 
-    def describe_error(self, status: int, body: str) -> str | None:
+    def error_kind(self, status: int, body: str) -> str | None:
         # A wrong token is a 422 with code SUBSCRIPTION_TOKEN_INVALID, not a 401.
         if status == 422 and "SUBSCRIPTION_TOKEN_INVALID" in body:
-            return self.key_rejected_message()
+            return KEY_REJECTED
         return None
 
     def error_detail(self, body: Any) -> str | None:

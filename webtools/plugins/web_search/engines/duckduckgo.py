@@ -15,7 +15,7 @@ from lxml import etree
 
 from webtools.net import InvalidURL, read_url
 
-from .base import FRESHNESS, SAFE_SEARCH, Engine, EngineBlocked, Request, Search, SearchResult
+from .base import BLOCKED, FRESHNESS, SAFE_SEARCH, Engine, EngineBlocked, Request, Search, SearchResult
 
 _DF = {"day": "d", "week": "w", "month": "m", "year": "y"}
 _KP = {"strict": "1", "moderate": "-1", "off": "-2"}
@@ -83,8 +83,8 @@ class DuckDuckGoEngine(Engine):
     def describe_error(self, status: int, body: str) -> str | None:
         return self.blocked
 
-    def unavailable(self, status: int) -> bool:
-        return True  # every error status is a block of this server's address
+    def error_kind(self, status: int, body: str) -> str | None:
+        return BLOCKED  # every error status is a block of this server's address
 
     @staticmethod
     def _unwrap(href: str) -> str | None:

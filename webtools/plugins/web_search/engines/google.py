@@ -16,6 +16,7 @@ from webtools.runtime import json_input
 from .base import (
     COUNTRY,
     FRESHNESS,
+    KEY_REJECTED,
     LANGUAGE,
     SAFE_SEARCH,
     Engine,
@@ -86,7 +87,7 @@ class GoogleEngine(Engine):
         data = self.validate(_Response, self.load_json(body))
         return [SearchResult(item["title"], item["link"], item["snippet"] or "") for item in data["items"]]
 
-    def describe_error(self, status: int, body: str) -> str | None:
+    def error_kind(self, status: int, body: str) -> str | None:
         # Google answers a wrong key with 400 INVALID_ARGUMENT, reason API_KEY_INVALID (keyInvalid before).
         if status == 400:
             try:
@@ -100,7 +101,7 @@ class GoogleEngine(Engine):
             )
             reasons = {entry.get("reason") for entry in entries if isinstance(entry, dict)}
             if reasons & {"keyInvalid", "API_KEY_INVALID"}:
-                return self.key_rejected_message()
+                return KEY_REJECTED
         return None
 
     def error_detail(self, body: Any) -> str | None:

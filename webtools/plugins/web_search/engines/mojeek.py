@@ -17,10 +17,11 @@ from rest_framework import serializers
 from .base import (
     COUNTRY,
     FRESHNESS,
+    KEY_REJECTED,
     LANGUAGE,
+    QUOTA,
     SAFE_SEARCH,
     Engine,
-    EngineBlocked,
     OptionalText,
     Request,
     ResponseError,
@@ -86,8 +87,8 @@ class MojeekEngine(Engine):
         if status.upper() != "OK":
             lowered = status.lower()
             if "key" in lowered:
-                raise ResponseError(self.key_rejected_message())
+                raise ResponseError(self.key_rejected_message(), KEY_REJECTED)
             if "limit" in lowered or "quota" in lowered:
-                raise EngineBlocked(self.quota_message())  # "not now": the next engine is tried
+                raise ResponseError(self.quota_message(), QUOTA)  # "not now": the next engine is tried
             raise ResponseError(f"{self.name} search failed.")
         return [SearchResult(r["title"], r["url"], r["desc"] or "") for r in data["results"]]

@@ -10,8 +10,9 @@ from typing import Any
 
 from .base import (
     COUNTRY,
-    LANGUAGE,
     FRESHNESS,
+    LANGUAGE,
+    QUOTA,
     SAFE_SEARCH,
     Engine,
     Request,
@@ -58,8 +59,8 @@ class SearchApiEngine(Engine):
     def parse(self, body: str) -> list[SearchResult]:
         return organic(self.validate(OrganicResponse, self.load_json(body))["organic_results"])
 
-    def describe_error(self, status: int, body: str) -> str | None:
+    def error_kind(self, status: int, body: str) -> str | None:
         error = json_text(body, "error").lower()
-        if status == 402 or (status == 429 and ("quota" in error or "credits" in error)):
-            return self.quota_message()
+        if status == 429 and ("quota" in error or "credits" in error):
+            return QUOTA
         return None

@@ -12,8 +12,9 @@ from typing import Any
 
 from .base import (
     COUNTRY,
-    LANGUAGE,
     FRESHNESS,
+    LANGUAGE,
+    QUOTA,
     SAFE_SEARCH,
     Engine,
     Request,
@@ -55,7 +56,7 @@ class SerpApiEngine(Engine):
     def parse(self, body: str) -> list[SearchResult]:
         return organic(self.validate(OrganicResponse, self.load_json(body))["organic_results"])
 
-    def describe_error(self, status: int, body: str) -> str | None:
+    def error_kind(self, status: int, body: str) -> str | None:
         if status == 429 and "run out of searches" in json_text(body, "error"):
-            return self.quota_message()
+            return QUOTA
         return None

@@ -10,7 +10,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from .base import COUNTRY, FRESHNESS, LANGUAGE, Engine, Request, Search, SearchResult
+from .base import COUNTRY, FRESHNESS, LANGUAGE, QUOTA, Engine, Request, Search, SearchResult
 from .serp import TBS, OrganicResult, organic
 
 
@@ -48,7 +48,8 @@ class SerperEngine(Engine):
     def parse(self, body: str) -> list[SearchResult]:
         return organic(self.validate(_Response, self.load_json(body))["organic"])
 
-    def describe_error(self, status: int, body: str) -> str | None:
-        if status == 400 and "credits" in body.lower():
-            return self.quota_message()
+    def error_kind(self, status: int, body: str) -> str | None:
+        # Only the documented phrase is read: the rest of the answer's shape is not documented.
+        if status == 400 and "not enough credits" in body.lower():
+            return QUOTA
         return None

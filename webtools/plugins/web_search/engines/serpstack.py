@@ -16,10 +16,13 @@ from rest_framework import serializers
 
 from .base import (
     COUNTRY,
+    FAILED,
+    KEY_REJECTED,
     LANGUAGE,
+    QUOTA,
+    RATE_LIMIT,
     SAFE_SEARCH,
     Engine,
-    EngineBlocked,
     OptionalText,
     Request,
     ResponseError,
@@ -37,6 +40,10 @@ class _Result(serializers.Serializer):
 
 class _Response(serializers.Serializer):
     organic_results = _Result(many=True, required=False, default=list)
+
+
+#: serpstack's error codes that say more than "failed".
+_KINDS = {101: KEY_REJECTED, 102: KEY_REJECTED, 104: QUOTA, 106: RATE_LIMIT}
 
 
 class SerpstackEngine(Engine):
@@ -70,18 +77,14 @@ class SerpstackEngine(Engine):
             error = data.get("error")
             code = error.get("code") if isinstance(error, dict) else None
             # Used-up requests (104) and the rate limit (106) mean "not now": the next engine is tried.
-            raise (EngineBlocked if code in (104, 106) else ResponseError)(self._error(error))
+            kind = _KINDS.get(code, FAILED) if isinstance(code, int) else FAILED
+            raise ResponseError(self._error(code, kind), kind)
         data = self.validate(_Response, data)
         return [SearchResult(r["title"], r["url"], r["snippet"] or "") for r in data["organic_results"]]
 
-    def _error(self, error: Any) -> str:
-        code = error.get("code") if isinstance(error, dict) else None
-        if code in (101, 102):
-            return self.key_rejected_message()
-        if code == 104:
-            return self.quota_message()
-        if code == 106:
-            return self.rate_limit_message()
+    def _error(self, code: Any, kind: str) -> str:
+        if kind != FAILED:
+            return self.error_message(kind, 200)
         if code == 105:
             return f"The {self.name} plan does not allow this request (HTTPS needs a paid plan)."
         return f"{self.name} search failed (error {code})." if isinstance(code, int) else f"{self.name} search failed."

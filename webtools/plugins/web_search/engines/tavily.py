@@ -10,6 +10,7 @@ from .base import (
     ALLOWED_DOMAINS,
     BLOCKED_DOMAINS,
     FRESHNESS,
+    QUOTA,
     Engine,
     OptionalText,
     Request,
@@ -70,8 +71,8 @@ class TavilyEngine(Engine):
             return f"{self.name}'s pay-as-you-go limit was reached."
         return None
 
-    def unavailable(self, status: int) -> bool:
-        return status in (432, 433) or super().unavailable(status)  # the plan's and pay-as-you-go limits
+    def error_kind(self, status: int, body: str) -> str | None:
+        return QUOTA if status in (432, 433) else None  # the plan's and pay-as-you-go limits
 
     def error_detail(self, body: Any) -> str | None:
         detail = body.get("detail") if isinstance(body, dict) else None
