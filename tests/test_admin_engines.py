@@ -20,9 +20,9 @@ from .servers import LoopbackServer, Reply
 pytestmark = pytest.mark.django_db
 
 KEY = "admin-test-key-0123456789abcdef"
-#: Engines without a real recorded answer (SOURCES.md). SearXNG and DuckDuckGo are stubbed with their
-#: constructed answers; the others with an error answer from their own documentation or the contract.
-CONSTRUCTED = {"searxng": "searxng.json", "duckduckgo": "duckduckgo.html"}
+#: Engines without a real recorded answer (SOURCES.md). SearXNG is stubbed with its constructed answer;
+#: the others with an error answer from their own documentation.
+CONSTRUCTED = {"searxng": "searxng.json"}
 NO_ANSWER = {
     "serpstack": (200, json.dumps({"success": False, "error": {"code": 104, "type": "usage_limit_reached"}})),
 }

@@ -2,7 +2,8 @@
 
 The page has served result links both directly and wrapped as ``//duckduckgo.com/l/?uddg=<url>``, and
 its ads link through ``duckduckgo.com/y.js``. A page without the results container is a block (a
-CAPTCHA or "anomaly" page), never an empty result.
+CAPTCHA or "anomaly" page), never an empty result. A dated result carries its date as an unclassed
+``<span>`` after the displayed URL (``&nbsp; &nbsp; 2026-02-06T16:34:00.0000000``), read as ``published``.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ _RESULTS_CONTAINER = f"//*[@id='links' or {_has_class('results')}]"
 _RESULT = f".//div[{_has_class('result')}]"
 _TITLE = f".//a[{_has_class('result__a')}]"
 _SNIPPET = f".//*[{_has_class('result__snippet')}]"
+_DATE = f".//*[{_has_class('result__extras__url')}]/span[not(@class)]"
 
 
 _BASE = read_url("https://duckduckgo.com/")
@@ -77,7 +79,8 @@ class DuckDuckGoEngine(Engine):
                 continue
             snippets = node.xpath(_SNIPPET)
             snippet = snippets[0].text_content() if snippets else ""
-            results.append(SearchResult(links[0].text_content(), url, snippet))
+            dates = [span.text_content().strip() for span in node.xpath(_DATE)]
+            results.append(SearchResult(links[0].text_content(), url, snippet, next(filter(None, dates), None)))
         return results
 
     def describe_error(self, status: int, body: str) -> str | None:
