@@ -283,15 +283,16 @@ def test_a_users_failing_key_does_not_cool_down_the_operators_engine(server, pla
     assert store.cooling("brave:user:1") and not store.cooling("brave:operator")
 
 
-def test_fallback_engines_must_be_engines_that_need_no_key():
+def test_fallback_engines_are_engine_ids_each_once_and_keyed_ones_need_their_own_key():
+    # Keys kept per engine: tests/test_fallback_engines.py. Here the form alone, with none kept.
     plugin = WebSearchPlugin()
     data = {**plugin.default_options(), "engine": "brave", "api_key": "k" * 20}
     form = plugin.options_form(data={**data, "fallback_engines": "tavily"})
-    assert not form.is_valid() and "needs a key or address of its own" in form.errors["fallback_engines"][0]
+    assert not form.is_valid() and "Tavily needs its own API key" in form.errors["fallback_engines"][0]
     form = plugin.options_form(data={**data, "fallback_engines": "nosuch"})
     assert not form.is_valid() and "is not an engine id" in form.errors["fallback_engines"][0]
     form = plugin.options_form(data={**data, "fallback_engines": "duckduckgo\nbrave\nduckduckgo"})
-    assert form.is_valid() and form.cleaned_data["fallback_engines"] == ["duckduckgo"]
+    assert form.is_valid() and form.cleaned_data["fallback_engines"] == ["duckduckgo", "brave"]
 
 
 # -- the shared cache ---------------------------------------------------------------------------------------

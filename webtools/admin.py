@@ -20,6 +20,7 @@ from .host import (
     build_registry,
     get_plugin,
     get_plugins,
+    kept_values,
     load_options,
     secret_scopes,
     secrets_in_force,
@@ -54,11 +55,21 @@ class PluginOptionsAdminForm(forms.ModelForm):
         values = self.instance.values or {}
         in_force = secrets_in_force(stored_secrets, values, plugin.show_when)
         scopes = secret_scopes(stored_secrets, values, plugin.show_when)
+        for key in kept_values(values, plugin.kept_per_scope, plugin.show_when):
+            name, _sep, scope = key.partition("@")
+            scopes.setdefault(name, []).append(scope)
         for name, field in self.fields.items():
             if isinstance(field, SecretField):
                 field.help_text = self._secret_help(name, plugin, in_force, scopes)
-            elif name in stored and not name.endswith("_clear"):
+                continue
+            if name in stored and not name.endswith("_clear"):
                 field.initial = stored[name]
+            if scopes.get(name):
+                field.help_text = " ".join((
+                    str(field.help_text),
+                    str(_("Kept for %(engines)s; left blank, the chosen engine's is used.")
+                        % {"engines": self._scope_labels(name, plugin, scopes)}),
+                )).strip()
         rules = dict(plugin.show_when)
         for name in list(rules):
             if f"{name}_clear" in self.fields:
@@ -69,15 +80,20 @@ class PluginOptionsAdminForm(forms.ModelForm):
         """Whether a secret is set; for a key kept per engine, which engines have one."""
         if name not in plugin.show_when:
             return str(_("A value is set and hidden. Leave blank to keep it.") if in_force.get(name) else _("Not set."))
-        controller = plugin.show_when[name][0]
-        labels = dict(self.fields[controller].choices) if controller in self.fields else {}
-        kept = [str(labels.get(scope, scope)) for scope in scopes.get(name, [])]
+        kept = self._scope_labels(name, plugin, scopes)
         if not kept:
             return str(_("Not set for any engine."))
         return str(
-            _("Kept for %(engines)s, hidden. The key of the engine chosen above is used; leave blank to keep it.")
-            % {"engines": ", ".join(kept)}
+            _("Kept for %(engines)s, hidden. The key of the engine chosen above is used; leave blank to keep it. "
+              "Another engine's key serves it as a fallback engine.")
+            % {"engines": kept}
         )
+
+    def _scope_labels(self, name: str, plugin, scopes: dict) -> str:
+        """The display names of the values of ``name``'s controlling field that keep one (engines)."""
+        controller = plugin.show_when[name][0]
+        labels = dict(self.fields[controller].choices) if controller in self.fields else {}
+        return ", ".join(str(labels.get(scope, scope)) for scope in sorted(set(scopes.get(name, []))))
 
     def clean(self):
         cleaned = super().clean()
@@ -89,7 +105,7 @@ class PluginOptionsAdminForm(forms.ModelForm):
         clear = [name for name in self.plugin_form.base_fields if self.cleaned_data.get(f"{name}_clear")]
         self.checked = validate_settings(
             self.plugin_form, self.data, stored_secrets, clear, show_when=plugin.show_when,
-            stored_values=self.instance.values or {},
+            stored_values=self.instance.values or {}, kept=plugin.kept_per_scope,
         )
         for field, errors in self.checked.form.errors.items():
             target = None if field == "__all__" else field
@@ -99,7 +115,7 @@ class PluginOptionsAdminForm(forms.ModelForm):
         return cleaned
 
     def save(self, commit=True):
-        self.instance.values = self.checked.values
+        self.instance.values = self.checked.stored_values
         self.instance.set_secrets(self.checked.stored_secrets)
         return super().save(commit)
 

@@ -7,6 +7,7 @@
 | webtools.W001 | warning | ALLOW_PRIVATE_NETWORKS is on while DEBUG is off |
 | webtools.E002 | error | a plugin's saved options no longer validate |
 | webtools.E003 | error | the tool registry cannot be built (two plugins register one tool name) |
+| webtools.W015 | warning | saved options this host cannot honour (``Plugin.check``: a program or key they need) |
 | webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
 """
 from __future__ import annotations

@@ -17,7 +17,7 @@ from django.http import QueryDict
 
 from . import conf, crypto
 from .exceptions import WebtoolsConfigurationError
-from .runtime import Ingesters, Plugin, PluginSetup, Registry, Tool, Turn, secret_fields
+from .runtime import Ingesters, Plugin, PluginSetup, Registry, Tool, Turn, scoped, secret_fields
 from .signals import send_call_signals
 from .stores import DjangoCache, DjangoStore
 
@@ -45,10 +45,21 @@ def applies(name: str, values: Mapping[str, Any], show_when: ShowWhen) -> bool:
 
 
 def secret_key(name: str, values: Mapping[str, Any], show_when: ShowWhen) -> str:
-    """Where a secret is stored: ``api_key@brave`` for a secret that depends on another field (one
-    key per engine), the plain name otherwise."""
+    """Where a secret (or a plain value kept per scope) is stored: ``api_key@brave`` for one that depends
+    on another field (one key per engine), the plain name otherwise."""
     rule = show_when.get(name)
-    return f"{name}@{values.get(rule[0]) or ''}" if rule else name
+    return scoped(name, values.get(rule[0]) or "") if rule else name
+
+
+def kept_values(stored_values: Mapping[str, Any], names: Iterable[str], show_when: ShowWhen) -> dict[str, Any]:
+    """The plain values of ``names`` kept per scope (``base_url@searxng``) in ``stored_values``; the one
+    in force, stored under its plain name too, counts for the scope it was saved with."""
+    names = {name for name in names if name in show_when}
+    out = {key: value for key, value in stored_values.items() if "@" in key and key.partition("@")[0] in names}
+    for name in names:
+        if stored_values.get(name) and applies(name, stored_values, show_when):
+            out[secret_key(name, stored_values, show_when)] = stored_values[name]
+    return out
 
 
 def scope_secrets(stored: Mapping[str, str], values: Mapping[str, Any], show_when: ShowWhen) -> dict[str, str]:
@@ -89,13 +100,20 @@ class ValidatedSettings:
     """A settings form run over stored and submitted data, split into plain values and secrets.
 
     ``values`` and ``secrets`` are what is in force (only fields that apply to the chosen values);
-    ``stored_secrets`` is everything to store, other engines' keys included.
+    ``stored_secrets`` is every secret to store, other engines' keys included, and ``kept_values`` every
+    plain value kept per scope (``base_url@searxng``), other engines' included.
     """
 
     form: forms.Form
     values: dict[str, Any]
     secrets: dict[str, str]
     stored_secrets: dict[str, str] = field(default_factory=dict)
+    kept_values: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def stored_values(self) -> dict[str, Any]:
+        """The plain values to store: those in force and those kept per scope."""
+        return {**self.values, **self.kept_values}
 
     @property
     def errors(self) -> dict[str, list[str]]:
@@ -112,6 +130,7 @@ def validate_settings(
     clear: Iterable[str] = (),
     show_when: ShowWhen | None = None,
     stored_values: Mapping[str, Any] | None = None,
+    kept: Iterable[str] = (),
 ) -> ValidatedSettings:
     """Validate ``data`` with ``form_class``, a blank secret keeping its stored value unless cleared.
 
@@ -119,16 +138,26 @@ def validate_settings(
     holds whether the key was typed now or stored before. Under ``show_when`` (the plugin's rules), a
     field that does not apply to the submitted values is ignored and not stored, and a dependent secret
     is kept per value of its controlling field: switching engine brings that engine's stored key or
-    none. ``stored_values`` are the values the stored secrets were saved with.
+    none. The plain fields named in ``kept`` (``Plugin.kept_per_scope``) are kept per value the same
+    way, a blank one bringing back its stored value. ``stored_values`` are the values stored so far.
+
+    The form's ``clean()`` may read two more attributes, set before it runs: ``kept``, every value and
+    secret stored per scope (``api_key@brave``, ``base_url@searxng``), and ``stored_values``.
     """
     show_when = show_when or {}
-    stored = scope_secrets(stored_secrets or {}, stored_values or {}, show_when)
+    stored_values = stored_values or {}
+    stored = scope_secrets(stored_secrets or {}, stored_values, show_when)
+    kept = [name for name in kept if name in show_when]
+    stored_kept = kept_values(stored_values, kept, show_when)
     clear = set(clear)
     # A QueryDict (the admin's POST) keeps its lists for multi-value widgets; JSON arrives as a dict.
     data = data.copy() if isinstance(data, QueryDict) else dict(data)
     for name in form_class.base_fields:
         if not applies(name, data, show_when):
             data.pop(name, None)
+    for name in kept:
+        if applies(name, data, show_when) and not data.get(name):
+            data[name] = stored_kept.get(secret_key(name, data, show_when), "")
     typed = []
     for name in secret_fields(form_class):
         if not applies(name, data, show_when):
@@ -140,6 +169,8 @@ def validate_settings(
         else:
             typed.append(name)
     form = form_class(data=data)
+    form.kept = {**stored_kept, **{key: value for key, value in stored.items() if "@" in key}}
+    form.stored_values = dict(stored_values)
     values: dict[str, Any] = {}
     secrets: dict[str, str] = {}
     if form.is_valid() and typed:
@@ -149,9 +180,9 @@ def validate_settings(
             for name in typed:
                 form.add_error(name, f"This cannot be saved yet. {problem}")
     if not form.is_valid():
-        return ValidatedSettings(form, values, secrets, dict(stored))
+        return ValidatedSettings(form, values, secrets, dict(stored), stored_kept)
     secret_names = set(secret_fields(form_class))
-    to_store = dict(stored)
+    to_store, to_keep = dict(stored), dict(stored_kept)
     for name, value in form.cleaned_data.items():
         if not applies(name, form.cleaned_data, show_when):
             continue
@@ -162,7 +193,12 @@ def validate_settings(
                 secrets[name] = to_store[key] = value
         else:
             values[name] = value
-    return ValidatedSettings(form, values, secrets, to_store)
+            if name in kept:
+                key = secret_key(name, form.cleaned_data, show_when)
+                to_keep.pop(key, None)
+                if value:
+                    to_keep[key] = value
+    return ValidatedSettings(form, values, secrets, to_store, to_keep)
 
 
 # -- options ----------------------------------------------------------------------------------------
@@ -178,10 +214,16 @@ class LoadedOptions:
     errors: dict[str, list[str]]
     #: Whether the operator ever saved these options (a row the admin created on first view is not).
     saved: bool = True
+    #: Every plain value and secret kept per scope (``base_url@searxng``, ``api_key@brave``), those of
+    #: scopes not in force included (``Plugin.kept_per_scope``).
+    kept_values: dict[str, Any] = field(default_factory=dict)
+    kept_secrets: dict[str, str] = field(default_factory=dict)
 
     @property
     def effective(self) -> dict[str, Any]:
-        return {**self.values, **self.secrets}
+        """What the plugin's ``setup`` and ``check`` get: the kept values and secrets under their scoped
+        names, and those in force under their own."""
+        return {**self.kept_values, **self.kept_secrets, **self.values, **self.secrets}
 
 
 def load_options(plugin: Plugin, row=None) -> LoadedOptions:
@@ -208,12 +250,22 @@ def load_options(plugin: Plugin, row=None) -> LoadedOptions:
         stored_secrets = row.get_secrets()
     except WebtoolsConfigurationError as err:
         return LoadedOptions(defaults, {}, False, {"__all__": [str(err)]})
+    return read_options(plugin, row.values, stored_secrets)
+
+
+def read_options(plugin: Plugin, values: Mapping[str, Any], stored_secrets: Mapping[str, str]) -> LoadedOptions:
+    """Saved option ``values`` and decrypted ``stored_secrets``, validated, as a turn uses them (plain
+    Python: ``load_options`` reads them from the database)."""
+    defaults = plugin.default_options()
     checked = validate_settings(
-        plugin.options_form, {**defaults, **row.values}, stored_secrets, show_when=plugin.show_when,
-        stored_values=row.values,
+        plugin.options_form, {**defaults, **values}, stored_secrets, show_when=plugin.show_when,
+        stored_values=values, kept=plugin.kept_per_scope,
     )
     if checked.is_valid():
-        return LoadedOptions(checked.values, checked.secrets, True, {})
+        scoped_secrets = {key: value for key, value in checked.stored_secrets.items() if "@" in key}
+        return LoadedOptions(
+            checked.values, checked.secrets, True, {}, kept_values=checked.kept_values, kept_secrets=scoped_secrets
+        )
     return LoadedOptions(defaults, {}, False, checked.errors)
 
 
@@ -337,7 +389,7 @@ def start_turn(
     rows = _user_rows(user)
     settings_by_plugin = {plugin_id: effective for plugin_id, (effective, _all) in rows.items()}
     # Every key the user stored is masked, the other engines' too.
-    secrets = [v for opts in loaded.values() for v in opts.secrets.values()]
+    secrets = [v for opts in loaded.values() for v in (*opts.secrets.values(), *opts.kept_secrets.values())]
     secrets += [v for _effective, stored in rows.values() for v in stored if v]
     agent = conf.user_agent()
     guarded, plain = http_clients(agent)

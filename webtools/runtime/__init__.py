@@ -9,7 +9,16 @@ from . import cache, domains, json_input, limits, workers
 from .budget import Deadline, ReadingTooLong
 from .context import CancelSignal, Citation, Citations, ToolContext
 from .ingesters import Ingester, IngestInput, Ingesters
-from .plugins import CommaListField, LimitField, Plugin, PluginSetup, SecretField, cache_ttl_field, secret_fields
+from .plugins import (
+    CommaListField,
+    LimitField,
+    Plugin,
+    PluginSetup,
+    SecretField,
+    cache_ttl_field,
+    scoped,
+    secret_fields,
+)
 from .redaction import excerpt, masked_in_logs, redact
 from .tools import Registry, Tool, ToolResult, select_tools
 from .turn import Turn
@@ -48,6 +57,7 @@ __all__ = [
     "redact",
     "output_text",
     "replay",
+    "scoped",
     "secret_fields",
     "select_tools",
     "wrap_untrusted",

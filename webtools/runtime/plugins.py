@@ -109,6 +109,11 @@ def cache_ttl_field(what: str) -> LimitField:
     )
 
 
+def scoped(name: str, scope: str) -> str:
+    """The name a field is kept under for one value of its controlling field: ``api_key@brave``."""
+    return f"{name}@{scope}"
+
+
 def secret_fields(form_class: type[forms.BaseForm]) -> list[str]:
     """The names of a settings form's secret fields."""
     return [name for name, f in form_class.base_fields.items() if isinstance(f, SecretField)]
@@ -144,6 +149,12 @@ class Plugin:
     #: Field -> (controlling field, values): a field shows only when the controller has one of the values.
     #: Applies to the options form and the user settings form alike.
     show_when: Mapping[str, tuple[str, tuple[str, ...]]] = {}
+    #: Plain option fields kept per value of their controlling field, as every secret with a ``show_when``
+    #: rule is (web search's base URL and engine fields: one per engine). The options handed to ``setup``
+    #: and ``check`` hold, beside the values in force, every value and secret so kept under its scoped
+    #: name (``scoped("base_url", "searxng")``, ``scoped("api_key", "brave")``): a plugin that uses
+    #: several at once (fallback engines) takes each one's own, and must never hand one to another.
+    kept_per_scope: frozenset[str] = frozenset()
 
     def user_settings_form(self, options: Mapping[str, Any]) -> type[forms.Form] | None:
         """The form of the user's settings under these options, or None when the plugin has none."""

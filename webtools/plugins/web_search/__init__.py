@@ -44,7 +44,15 @@ from .engines.base import (
     Location,
     Search,
 )
-from .forms import DEFAULT, build_options_form, build_user_settings_form, missing_fields, show_when
+from .forms import (
+    DEFAULT,
+    build_options_form,
+    build_user_settings_form,
+    engine_fields,
+    kept_for,
+    missing_fields,
+    show_when,
+)
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -101,6 +109,18 @@ class _Choice:
     def cool_down_name(self) -> str:
         return f"{self.engine.id}:{self.owner}"
 
+    @classmethod
+    def of(cls, engine: Engine, values: Mapping[str, Any], *, guarded: bool, owner: str) -> _Choice:
+        """``engine`` with the values it needs from ``values`` (by field name) and nothing else."""
+        return cls(
+            engine,
+            (values.get("api_key") or "") if engine.needs_key else "",
+            (values.get("base_url") or "") if engine.needs_base_url else "",
+            {name: values.get(name) or "" for name in engine.extra_fields},
+            guarded=guarded,
+            owner=owner,
+        )
+
 
 class _Plan:
     """One call's request and rules, shared by the engines it tries, and the quotas it spends once."""
@@ -150,6 +170,26 @@ class WebSearchPlugin(Plugin):
         self.by_id = {e.id: e for e in self.engines}
         self.options_form = build_options_form(self.engines)
         self.show_when = show_when(self.engines)
+        # One base URL and engine fields per engine, as one key per engine: each fallback engine has its own.
+        self.kept_per_scope = frozenset(name for e in self.engines for name in engine_fields(e)) - {"api_key"}
+
+    def check(self, options: Mapping[str, Any]) -> list[str]:
+        """A listed fallback engine that lost what it needs (its key was removed since) is skipped."""
+        problems = []
+        for engine in self.fallbacks(options):
+            missing = missing_fields(engine, kept_for(options, engine))
+            if missing:
+                problems.append(
+                    f"The fallback engine {engine.name} has no {missing[0][1]} of its own any more, so searches "
+                    f"skip it. Choose {engine.name} as the engine, enter its {missing[0][1]} and save, then "
+                    "choose your engine again; or remove it from the fallback engines."
+                )
+        return problems
+
+    def fallbacks(self, options: Mapping[str, Any]) -> list[Engine]:
+        """The operator's fallback engines in order, the main engine left out."""
+        ids = [i for i in options.get("fallback_engines") or () if i != options.get("engine")]
+        return [self.by_id[i] for i in ids if i in self.by_id]
 
     def user_settings_form(self, options: Mapping[str, Any]) -> type[forms.Form] | None:
         if not options.get("user_engines", True):
@@ -360,7 +400,8 @@ class WebSearchPlugin(Plugin):
                 return self._output(plan, choice, hit, failures)
         plan.spend(choice)
         client = ctx.fetch if choice.guarded else ctx.http
-        secrets = [s for s in (options.get("api_key"), choice.api_key) if s]
+        # Every key the options hold is masked in messages and logs, not only the one sent.
+        secrets = [v for k, v in options.items() if k.partition("@")[0] == "api_key" and v] + [choice.api_key]
         line = limits.Counter(limits.CONCURRENT, f"engine:{choice.cool_down_name}", ttl=shared.TIMEOUT + 5)
         with limits.slot(
             ctx.limits, line, int(options.get("engine_concurrency") or 0),
@@ -418,23 +459,13 @@ class WebSearchPlugin(Plugin):
         if first.owner != OPERATOR:
             if not _may_use_admin(options, ctx):
                 return chain
-            chain.append(self._operator_choice(options, self.by_id[options["engine"]]))
-        for engine_id in options.get("fallback_engines") or ():
-            engine = self.by_id.get(engine_id)
-            if engine is not None and engine.id != options["engine"] and not missing_fields(engine, {}):
-                chain.append(_Choice(engine, "", "", {}, guarded=False, owner=OPERATOR))
+            chain.append(_Choice.of(self.by_id[options["engine"]], options, guarded=False, owner=OPERATOR))
+        for engine in self.fallbacks(options):
+            # Each fallback engine gets only what is kept for it: never the main engine's key, nor another's.
+            values = kept_for(options, engine)
+            if not missing_fields(engine, values):  # otherwise skipped; the system check says why
+                chain.append(_Choice.of(engine, values, guarded=False, owner=OPERATOR))
         return chain
-
-    @staticmethod
-    def _operator_choice(options: Mapping[str, Any], engine: Engine) -> _Choice:
-        return _Choice(
-            engine,
-            options.get("api_key") or "",
-            options.get("base_url") or "",
-            {name: options.get(name) or "" for name in engine.extra_fields},
-            guarded=False,
-            owner=OPERATOR,
-        )
 
     def resolve(self, options: Mapping[str, Any], ctx: ToolContext) -> _Choice:
         """The engine for this call (rules 1 and 2 of the module docstring), or a ToolError saying what
@@ -448,14 +479,14 @@ class WebSearchPlugin(Plugin):
         if picked == DEFAULT:
             if not may_use_admin:
                 raise ToolError(NEEDS_OWN_ENGINE if user_engines else NOT_AVAILABLE)
-            return self._operator_choice(options, admin_engine)
+            return _Choice.of(admin_engine, options, guarded=False, owner=OPERATOR)
 
         engine = self.by_id.get(picked)
         if engine is None:
             raise ToolError(
                 "The search engine in your web search settings is no longer offered; pick another one."
             )
-        values = {name: settings.get(name) or "" for name in ("api_key", "base_url", *engine.extra_fields)}
+        values = {name: settings.get(name) or "" for name in engine_fields(engine)}
         user_base_url = bool(values["base_url"])
         filled = False
         if engine is admin_engine and may_use_admin:
@@ -465,11 +496,9 @@ class WebSearchPlugin(Plugin):
         missing = missing_fields(engine, values)
         if missing:
             raise ToolError(f"Add your {engine.name} {missing[0][1]} in the web search settings.")
-        return _Choice(
+        return _Choice.of(
             engine,
-            values["api_key"] if engine.needs_key else "",
-            values["base_url"] if engine.needs_base_url else "",
-            {name: values[name] for name in engine.extra_fields},
+            values,
             guarded=engine.needs_base_url and user_base_url,
             # A value the operator's options filled in spends the operator's key; an engine that needs no
             # key and no address is reached as the server itself.

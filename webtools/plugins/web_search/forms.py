@@ -11,7 +11,7 @@ from django.utils.text import format_lazy
 from django.utils.translation import gettext_lazy as _
 
 from webtools.net import InvalidURL, read_url
-from webtools.runtime import CommaListField, LimitField, SecretField, cache_ttl_field
+from webtools.runtime import CommaListField, LimitField, SecretField, cache_ttl_field, scoped
 from webtools.runtime.domains import DomainListField
 
 from .engines.base import COUNTRY, SAFE_SEARCH, Engine
@@ -95,6 +95,17 @@ def missing_fields(engine: Engine, values: Mapping[str, Any]) -> list[tuple[str,
         if not values.get(name):
             missing.append((name, spec.label))
     return missing
+
+
+def engine_fields(engine: Engine) -> tuple[str, ...]:
+    """The fields that give ``engine`` what it needs: its key, base URL and its own fields."""
+    return ("api_key", "base_url", *engine.extra_fields)
+
+
+def kept_for(options: Mapping[str, Any], engine: Engine) -> dict[str, str]:
+    """``engine``'s own key, base URL and fields, as the options keep them per engine (``api_key@brave``,
+    ``base_url@searxng``, ``cx@google``): never another engine's, nor those in force."""
+    return {name: options.get(scoped(name, engine.id)) or "" for name in engine_fields(engine)}
 
 
 def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
@@ -199,7 +210,9 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         "fallback_engines": CommaListField(
             label=_("Fallback engines"), required=False, initial=list,
             help_text=_("Engine ids, one per line, tried in this order when the engine above fails (quota, "
-                        "rate limit, server error, timeout or block page)."),
+                        "rate limit, server error, timeout or block page). Each uses its own key, base URL "
+                        "and fields: to give it them, choose it as the engine above, enter them and save, "
+                        "then choose your engine again. The engine above is skipped here."),
         ),
         "cache_ttl_seconds": cache_ttl_field("search results"),
     }
@@ -214,8 +227,15 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         return value.upper()
 
     def clean_fallback_engines(self) -> list[str]:
+        """Engine ids, each once. The engine above may stay listed (it is skipped while it is the engine
+        above), so that choosing an engine to enter its key does not lose the list. A fallback engine
+        uses only what is kept for it (``kept_for``): one added now must have it. One listed before that
+        lost it stays listed: the search skips it and the system check ``webtools.W015`` says so."""
         primary = self.cleaned_data.get("engine")  # declared first, so already cleaned
-        ids = [i for i in dict.fromkeys(self.cleaned_data.get("fallback_engines") or []) if i != primary]
+        ids = list(dict.fromkeys(self.cleaned_data.get("fallback_engines") or []))
+        # Set by the shell (host.validate_settings): what is kept per engine, and the list saved before.
+        kept = getattr(self, "kept", None) or {}
+        listed = set((getattr(self, "stored_values", None) or {}).get("fallback_engines") or ())
         for engine_id in ids:
             engine = by_id.get(engine_id)
             if engine is None:
@@ -223,13 +243,12 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
                     _("“%(id)s” is not an engine id; choose from %(ids)s."),
                     code="invalid", params={"id": engine_id, "ids": ", ".join(by_id)},
                 )
-            if missing_fields(engine, {}):
-                # The options hold one key and base URL, those of the engine above: never send them to
-                # another engine.
+            missing = missing_fields(engine, kept_for(kept, engine))
+            if missing and engine_id != primary and engine_id not in listed:
                 raise forms.ValidationError(
-                    _("%(engine)s needs a key or address of its own, which a fallback engine cannot have "
-                      "yet; choose engines that need none."),
-                    code="needs_key", params={"engine": engine.name},
+                    _("%(engine)s needs its own %(what)s to be a fallback engine: choose %(engine)s as the "
+                      "engine above, enter its %(what)s and save, then choose your engine again."),
+                    code="needs_key", params={"engine": engine.name, "what": missing[0][1]},
                 )
         return ids
 
