@@ -7,6 +7,7 @@ shapes of tests/fixtures/search (SOURCES.md); the operator saves options through
 from __future__ import annotations
 
 import json
+import logging
 from pathlib import Path
 
 import pytest
@@ -88,7 +89,8 @@ def search(plugin: WebSearchPlugin, opts: dict) -> dict:
 # -- the chain -----------------------------------------------------------------------------------------
 
 
-def test_each_engine_of_the_chain_gets_its_own_key_base_url_and_fields_and_no_other(stubs):
+def test_each_engine_of_the_chain_gets_its_own_key_base_url_and_fields_and_no_other(stubs, caplog):
+    caplog.set_level(logging.DEBUG)
     plugin = WebSearchPlugin()
     opts = operator_options(
         plugin,
@@ -114,6 +116,7 @@ def test_each_engine_of_the_chain_gets_its_own_key_base_url_and_fields_and_no_ot
     assert "cx=" + CX in stubs["google"].requests[0].query
     assert stubs["searxng"].requests[0].path == "/search"
     assert not any(key in json.dumps(output) for key in KEYS.values())
+    assert caplog.records and not [r for r in caplog.records for key in KEYS.values() if key in r.getMessage()]
 
 
 def test_the_main_engines_key_is_never_lent_to_a_fallback_engine_without_one(stubs):
