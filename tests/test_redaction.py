@@ -4,9 +4,11 @@ The check is ``tests.leaks``, a separate reading built on the standard library's
 """
 from __future__ import annotations
 
+import html
 import logging
 import os
 import string
+from html.entities import html5
 
 import pytest
 from hypothesis import given, settings
@@ -104,9 +106,62 @@ def test_text_holding_no_run_of_the_key_is_unchanged(key, text):
     ("MDAwMDAwMDB4OVEyazdXbTR6000000%00", "00000000x9Q2k7Wm4z"),
     # A legacy entity without its semicolon, as browsers and html.unescape read it.
     ("abcd&ltefgh", "abcdefgh-1234"),
+    # Hypothesis found it: "&lt;" must be decoded but "%01" is the key's own; neither "decode every
+    # escape" nor "decode none" reads the key back.
+    ("000000&lt;%01", "000000<%01"),
+    ("000000&LT;%01", "000000<%01"),
+    ("000000&#60;\\u0041", "000000<\\u0041"),
 ])
 def test_a_key_is_found_whichever_way_an_escape_is_read(text, key):
     assert leaks(text, key) and not leaks(redact(text, [key]), key)
+
+
+_PRINTABLE = "".join(chr(c) for c in range(0x20, 0x7F))
+#: Every name a browser reads as each printable character (``&lt;``, ``&LT;``, ``&excl;``, ...).
+_NAMES = {c: [name for name, value in html5.items() if value == c and name.endswith(";")] for c in _PRINTABLE}
+
+
+@st.composite
+def _html_escaped(draw, key):
+    """``key`` with a random subset of its characters escaped as an HTML page might: ``html.escape``,
+    decimal or hex (either case) references, or any name browsers accept for the character."""
+    out = []
+    for char in key:
+        ways = ["as is", "html.escape", "decimal", "hex"] + (["named"] if _NAMES[char] else [])
+        way = draw(st.sampled_from(ways))
+        if way == "html.escape":
+            out.append(html.escape(char))
+        elif way == "decimal":
+            out.append(f"&#{ord(char)};")
+        elif way == "hex":
+            x, digits = draw(st.sampled_from(["x", "X"])), draw(st.sampled_from([f"{ord(char):x}", f"{ord(char):X}"]))
+            out.append(f"&#{x}{digits};")
+        elif way == "named":
+            out.append("&" + draw(st.sampled_from(_NAMES[char])))
+        else:
+            out.append(char)
+    return "".join(out)
+
+
+#: Printable-ASCII keys, some holding text shaped like an escape (``%01``, ``\\u0041``, ``&lt;``), which
+#: must then be read as it stands while the page's own escapes around it are decoded.
+_PRINTABLE_KEYS = st.lists(
+    st.one_of(
+        st.sampled_from(_PRINTABLE), st.sampled_from(["%01", "%4a", "\\u0041", "\\x41", "&lt;", "&#60;", "&amp"]),
+    ),
+    min_size=PARTIAL, max_size=30,
+).map("".join)
+
+
+@settings(max_examples=int(os.environ.get("REDACTION_EXAMPLES", 300)), deadline=None)
+@given(data=st.data(), key=_PRINTABLE_KEYS, before=_AROUND, after=_AROUND)
+def test_a_key_with_any_of_its_characters_html_escaped_is_masked(data, key, before, after):
+    if sum(c.isalnum() for c in key) < PARTIAL:
+        key = key + "x9Q2k7Wm"  # a key is found by its letters and digits; keep enough of them
+    escaped = data.draw(_html_escaped(key), label="escaped")
+    assert html.unescape(escaped) == key or "&" in key  # an unescaped "&" may start a reference
+    text = before + escaped + after
+    assert not leaks(redact(text, [key]), key)
 
 
 # -- libraries' own logs ---------------------------------------------------------------------------

@@ -6,7 +6,9 @@ or as HTML entities and percent escapes. So a copy is looked for in a normalised
 
 1. escapes are decoded (``&#65;``, ``&#x41;``, ``&amp;``, ``%41``, ``\\u0041``, ``\\x41``) and
    compatibility forms folded (full-width ``Ａ`` is ``A``), each decoded character remembering where it
-   came from; the text is also read with its escapes as they stand, since ``%41`` may be part of a key;
+   came from; the text is also read with its escapes as they stand, since ``%41`` may be part of a key,
+   and with only its HTML character references decoded, since an HTML page escapes a key's ``<`` as
+   ``&lt;`` and leaves its ``%01`` (or ``\\u0041``) as it is;
 2. only letters and digits are kept, in lower case, so spacing, separators and case do not matter;
 3. every run of ``PARTIAL`` characters that also occurs in a normalised form of a secret marks its
    source text for masking. The forms of a secret are the secret itself and the characters of its
@@ -45,17 +47,17 @@ _STRIDE = 3
 
 # An escape. Each starts with a character that is not a letter or digit, so escapes are found alike
 # whether the letters and digits around them are read one by one or not at all.
+# HTML character references, decoded by ``html.unescape`` as browsers read them: numeric ones with or
+# without ``;``, named ones by the longest known name in the case the HTML standard lists (``&lt;`` and
+# ``&LT;`` are both ``<``), legacy names (``&lt``) without ``;``.
+_REFERENCE = r"&(?P<ref>\#[0-9]+;?|\#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
 _ESCAPE = (
-    # HTML character references, decoded by ``html.unescape`` as browsers read them: numeric ones with
-    # or without ``;``, named ones by the longest known name, legacy names (``&lt``) without ``;``.
-    r"&(?P<ref>\#[0-9]+;?|\#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
-    r"|%(?P<pct>[0-9A-Fa-f]{2})"
+    _REFERENCE
+    + r"|%(?P<pct>[0-9A-Fa-f]{2})"
     r"|\\[uU](?P<uni>[0-9a-fA-F]{4})"
     r"|\\[xX](?P<byte>[0-9a-fA-F]{2})"
 )
-_ESCAPES = re.compile(_ESCAPE)
-_TOKENS = re.compile(_ESCAPE + r"|(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])")
-_PLAIN_TOKENS = re.compile(r"(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])")
+_CHARACTERS = r"(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])"
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
 
@@ -83,18 +85,41 @@ def _unescape(match: re.Match) -> str:
     return chr(int(match.group(kind), 16))
 
 
-def _quick_views(text: str) -> tuple[str, str]:
-    """The normalised readings of ``text`` (module docstring), without positions: escapes decoded, and
-    escapes read as they stand (``%41`` may be a key's own characters, or ``%00`` then ``41``)."""
-    return _ESCAPES.sub(_unescape, text).translate(_FOLD), text.translate(_FOLD)
+class _Reading:
+    """One way of reading a text's escapes: which are decoded (``escapes``; none when ``None``), and
+    the tokens of the positional reading (escapes, runs of letters and digits, non-ASCII characters)."""
+
+    def __init__(self, escape: str | None) -> None:
+        self.escapes = re.compile(escape) if escape else None
+        self.tokens = re.compile("|".join(filter(None, (escape, _CHARACTERS))))
+
+    def quick(self, text: str) -> str:
+        """The normalised reading of ``text`` without positions."""
+        return (self.escapes.sub(_unescape, text) if self.escapes else text).translate(_FOLD)
 
 
-def _view(text: str, decode: bool) -> tuple[str, list[int], list[int]]:
+_EVERY_ESCAPE = _Reading(_ESCAPE)
+_REFERENCES_ONLY = _Reading(_REFERENCE)
+_AS_IT_STANDS = _Reading(None)
+
+
+def _readings(text: str) -> Iterator[_Reading]:
+    """The readings of ``text`` (module docstring) that may differ: every escape decoded; escapes as
+    they stand (``%41`` may be a key's own characters, or ``%00`` then ``41``); and, when the text has
+    both HTML references and other escapes, only the references decoded (an HTML-escaped key holding
+    ``%01``: ``000000&lt;%01`` is ``000000<%01``)."""
+    yield _EVERY_ESCAPE
+    yield _AS_IT_STANDS
+    if "&" in text and ("%" in text or "\\" in text):
+        yield _REFERENCES_ONLY
+
+
+def _view(text: str, reading: _Reading) -> tuple[str, list[int], list[int]]:
     """A normalised reading of ``text``, with the start and end in ``text`` of each character's source."""
     chars: list[str] = []
     starts: list[int] = []
     ends: list[int] = []
-    for match in (_TOKENS if decode else _PLAIN_TOKENS).finditer(text):
+    for match in reading.tokens.finditer(text):
         start, end = match.span()
         if match.lastgroup == "alnum":
             chars.append(match.group().lower())
@@ -162,10 +187,11 @@ class Redactor:
         for secret in self.secrets:
             text = text.replace(secret, MASK)
         spans = []
-        for decode, quick in zip((True, False), _quick_views(text)):
+        for reading in _readings(text):
+            quick = reading.quick(text)
             if not any(sample in quick for sample in self.samples):
                 continue
-            view, starts, ends = _view(text, decode)
+            view, starts, ends = _view(text, reading)
             for run in self.runs:
                 i = view.find(run)
                 while i >= 0:
