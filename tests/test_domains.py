@@ -39,6 +39,8 @@ def test_valid_entries_are_stored_lowercased_and_in_idna_form(entry, stored):
     ("-bad-.com", "invalid"),
     ("under_score.com", "invalid"),
     ("1.2.3", "invalid"),
+    ("0.0x", "invalid"),  # ends in a number, as URLs read it: an address or nothing, never this name
+    ("a.0x1f", "invalid"),
     ("com", "public_suffix"),
     ("co.uk", "public_suffix"),
 ])

@@ -11,6 +11,7 @@ import socket
 import pytest
 import requests
 import urllib3
+from django.core.exceptions import ValidationError
 from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from urllib3.exceptions import LocationParseError
@@ -103,6 +104,11 @@ def test_path_and_query_are_what_the_client_sends_and_the_fragment_is_dropped():
     ("http://foo.123/", "IPv4"),
     ("http://256.1.1.1/", "IPv4"),
     ("http://08.1.1.1/", "IPv4"),
+    # A part "0x" with no digits: browsers (WHATWG) read it as 0, inet_aton refuses it, so urllib3 would
+    # look "0.0x" up in the DNS as a name.
+    ("http://0.0x/", "0x with no digits"),
+    ("http://0X/", "0x with no digits"),
+    ("http://0x.1.2.3/", "0x with no digits"),
     ("http:///path", "no host"),
     ("http:/example.com/", "no host"),
     ("http:example.com", "no host"),
@@ -180,10 +186,18 @@ def spelled(draw, host: str) -> str:
     return "".join(out)
 
 
-labels = st.text(_LABEL_CHARS, min_size=1, max_size=8)
-names = st.lists(labels, min_size=2, max_size=4).map(".".join).filter(
-    lambda h: not h.rsplit(".", 1)[-1].isdigit()  # a name ending in a number is read as IPv4
-)
+# Labels shaped like hex numbers ("0x", "0x1f") are names in the middle of a host and numbers at its end.
+labels = st.one_of(st.text(_LABEL_CHARS, min_size=1, max_size=8), st.sampled_from(["0x", "0x1f", "0xg", "1"]))
+
+
+def _ends_in_a_number(host: str) -> bool:
+    """WHATWG URL's "ends in a number": the last label is decimal digits or 0x and hex digits (none
+    needed), and the host is then read as an IPv4 address."""
+    return re.fullmatch(r"[0-9]+|0[xX][0-9a-fA-F]*", host.rstrip(".").rsplit(".", 1)[-1]) is not None
+
+
+any_names = st.lists(labels, min_size=1, max_size=4).map(".".join)
+names = st.lists(labels, min_size=2, max_size=4).map(".".join).filter(lambda h: not _ends_in_a_number(h))
 # Each part is mostly well-formed, so that a good share of URLs is accepted and compared, and
 # sometimes hostile.
 ports = st.one_of(
@@ -212,7 +226,14 @@ def hosts(draw) -> str:
         return draw(spelled(draw(names)))
     if kind == "ipv4":
         address = draw(st.integers(0, 2**32 - 1))
-        form = draw(st.sampled_from(["dotted", "int", "hex", "octal", "short"]))
+        form = draw(st.sampled_from(["dotted", "int", "hex", "octal", "short", "parts"]))
+        if form == "parts":
+            # Up to four parts, each decimal or hex; a zero part often as "0x" alone, which browsers
+            # read as 0 and inet_aton refuses.
+            parts = draw(st.lists(st.one_of(st.just(0), st.integers(0, 255)), min_size=1, max_size=4))
+            return ".".join(
+                draw(st.sampled_from([str(p), hex(p)] + (["0x", "0X"] if p == 0 else []))) for p in parts
+            )
         if form == "dotted":
             return str(ipaddress.IPv4Address(address))
         if form == "int":
@@ -276,6 +297,7 @@ _session = requests.Session()
 @example("http://%65vil.com/")
 @example("http://evil%2ecom/")
 @example("http://[::1")
+@example("http://0.0x/")
 def test_the_host_every_check_sees_is_the_host_urllib3_connects_to(text):
     url = _read(text)
     if url is None:
@@ -320,6 +342,21 @@ def test_allow_and_deny_decisions_agree_on_every_spelling_of_one_host(name, data
     assert refusal(url.host, allow=[entry], deny=[]) is None
     assert refusal(url.host, allow=[], deny=[entry]) is not None
     assert refusal(url.host, allow=["other.example"], deny=[]) is not None
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(any_names)
+@example("0.0x")
+@example("a.0x1f")
+def test_a_domain_list_entry_is_accepted_only_as_the_host_a_url_reads(name):
+    # An operator's entry that no URL's host can ever equal ("0.0x" is read as an address or refused)
+    # would allow or deny nothing; it is refused when entered.
+    try:
+        entry = normalize_domain(name, allow_public_suffix=True)
+    except ValidationError:
+        entry = None
+    url = _read(f"https://{name}/")
+    assert entry == (url.host if url is not None and url.host == name.lower() else None)
 
 
 # --- against a real server: the Host it was asked for is the host that was checked ---------------

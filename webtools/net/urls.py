@@ -12,7 +12,9 @@ connects to. So ``read_url`` is the only place in webtools that reads a URL stri
 - It decodes the host the way browsers do (WHATWG URL "host parsing"): percent escapes as UTF-8, then
   IDNA (UTS #46) mapping, which also folds full-width letters and dots; IPv4 in any of the forms
   ``inet_aton`` accepts (``127.1``, ``0x7f.0.0.1``, ``017700000001``) becomes its dotted quad, which is
-  what ``getaddrinfo`` would have dialled. What cannot be decoded to a plain host name is refused.
+  what ``getaddrinfo`` would have dialled. What cannot be decoded to a plain host name is refused, and
+  so is a part ``0x`` with no digits (``0.0x``): browsers read it as 0, ``inet_aton`` refuses it and
+  ``getaddrinfo`` then looks the host up in the DNS as a name.
 - Path and query are normalised by urllib3's ``parse_url`` and ``requests``' re-quoting, the two
   steps the client applies on the way out; the fragment is dropped (it is never sent).
 - The result is checked to be a fixed point of urllib3's parser: ``parse_url(str(url))`` gives back the
@@ -38,7 +40,7 @@ from urllib3.util import parse_url
 
 from .errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "URL", "read_url"]
+__all__ = ["DEFAULT_PORTS", "URL", "ends_in_a_number", "read_url"]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -53,6 +55,10 @@ _DIGITS = re.compile(r"[0-9]+\Z")
 _HEX = re.compile(r"0[xX][0-9A-Fa-f]*\Z")
 _OCTAL = re.compile(r"0[0-7]+\Z")
 _NOT_IPV4 = "The URL's host ends in a number, so it is read as an IPv4 address, and it is not a valid one."
+_BARE_HEX = (
+    "The URL's host has a part 0x with no digits after it; browsers read it as the number 0 and other "
+    "clients as part of a name, so it is refused."
+)
 
 
 @dataclass(frozen=True)
@@ -213,7 +219,7 @@ def _read_host(text: str) -> str:
     if host.endswith("."):
         host = host[:-1]
     labels = host.split(".")
-    if _DIGITS.match(labels[-1]) or _HEX.match(labels[-1]):
+    if ends_in_a_number(host):
         return _read_ipv4(labels)
     if len(host) > 253 or not all(_LABEL.match(label) for label in labels):
         raise InvalidURL("The URL's host is not a valid host name.")
@@ -231,6 +237,14 @@ def host_to_ascii(host: str) -> str:
         raise InvalidURL("The URL's host is not a valid internationalised domain name.") from None
 
 
+def ends_in_a_number(host: str) -> bool:
+    """Whether ``host`` (IDNA-mapped, without a trailing dot) is read as an IPv4 address: WHATWG URL's
+    "ends in a number", its last label decimal digits or ``0x`` and hex digits. Domain list entries
+    use it too, so that an entry is a host a URL can have."""
+    last = host.rsplit(".", 1)[-1]
+    return bool(_DIGITS.match(last) or _HEX.match(last))
+
+
 def _read_ipv4(labels: list[str]) -> str:
     """WHATWG "IPv4 parser": up to four parts, each decimal, octal (leading 0) or hex (0x), the last
     filling the remaining bytes; what ``inet_aton`` and so ``getaddrinfo`` accept."""
@@ -245,7 +259,9 @@ def _read_ipv4(labels: list[str]) -> str:
         elif _OCTAL.match(label):
             numbers.append(int(label, 8))
         elif _HEX.match(label):
-            numbers.append(int(label[2:] or "0", 16))
+            if len(label) == 2:
+                raise InvalidURL(_BARE_HEX)
+            numbers.append(int(label[2:], 16))
         else:
             raise InvalidURL(_NOT_IPV4)
     last = numbers.pop()

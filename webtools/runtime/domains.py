@@ -16,7 +16,7 @@ from collections.abc import Iterable
 from django.core.exceptions import ValidationError
 
 from webtools.net.errors import InvalidURL
-from webtools.net.urls import host_to_ascii
+from webtools.net.urls import ends_in_a_number, host_to_ascii
 
 from .plugins import CommaListField
 
@@ -88,8 +88,12 @@ def normalize_domain(entry: str, *, allow_public_suffix: bool = False) -> str:
     labels = host.split(".")
     if len(host) > 253 or not all(_LABEL.match(label) for label in labels):
         raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
-    if labels[-1].isdigit() and not _is_ipv4(host):
-        raise ValidationError("“%(entry)s” is not a valid host name.", code="invalid", params={"entry": raw})
+    if ends_in_a_number(host) and not _is_ipv4(host):
+        # A URL reads such a host as an IPv4 address (or refuses it), so no URL would ever match it.
+        raise ValidationError(
+            "“%(entry)s” ends in a number, so URLs read it as an IPv4 address: enter a host name, or an "
+            "address as four numbers such as 203.0.113.7.", code="invalid", params={"entry": raw},
+        )
     if not allow_public_suffix and is_public_suffix(host):
         raise ValidationError(
             "“%(entry)s” is a public suffix shared by many unrelated sites; enter a domain under it.",
