@@ -209,6 +209,35 @@ def test_page_with_text_never_comes_back_empty():
     assert "Opening hours" in text and "Mon-Fri 9-17" in text
 
 
+def test_page_wrapped_in_one_form_keeps_its_article_and_drops_the_small_forms_inside():
+    # ASP.NET puts the whole page in one <form>: removing forms used to remove the article with it.
+    html = (f"<html><head><title>Tides</title></head><body><form id='aspnetForm' method='post'>"
+            f"<nav><a href='/'>NAV_HOME</a></nav><div id='content'><h1>Tides</h1><p>{PROSE}</p>"
+            f"<p>{PROSE.replace('Tidal', 'Lunar')}</p></div>"
+            "<div class='search'><form><input name='q'><p>SEARCH_FORM find a story</p></form></div>"
+            "</form></body></html>")
+    _, text = extract(html, "https://tides.test/a.aspx")
+    assert "Tidal forces stretch" in text and "Lunar forces stretch" in text
+    assert "SEARCH_FORM" not in text and "NAV_HOME" not in text
+
+
+def test_text_after_a_stray_closing_body_tag_is_read():
+    # libxml2 puts what follows "</body>" beside the body: a body of images only looked like a page
+    # without text.
+    html = (f"<html><head><title>Tides</title></head><body><img src='/logo.png' usemap='#menu'></body>"
+            f"<div><h2>Tide tables</h2><p>{PROSE}</p><p>{PROSE.replace('Tidal', 'Lunar')}</p></div></html>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "Tidal forces stretch" in text and "Lunar forces stretch" in text
+
+
+def test_page_whose_only_text_cleaning_removes_still_comes_back_with_it():
+    html = ("<html><head><title>App</title><script>var SECRET_SCRIPT = 1;</script></head><body>"
+            "<noscript>This application needs JavaScript to show its timetable.</noscript>"
+            "<div id='root'></div></body></html>")
+    _, text = extract(html, "https://app.test/")
+    assert "needs JavaScript" in text and "SECRET_SCRIPT" not in text
+
+
 @needs(EXTRACTION_DEV)
 def test_sample_of_unseen_pages_never_comes_back_empty_and_stays_near_the_golds_size():
     manifest = json.loads((EXTRACTION_DEV / "manifest.json").read_text())

@@ -8,14 +8,15 @@ One entry point, ``extract()``, in stages (one module each):
    without scripts, navigation, forms and hidden elements).
 4. ``choice``: the two merged block by block, by agreement and text density.
 5. When the merge is empty, or readability found nothing and trafilatura little (a page without an
-   article: an index, a list of links), the whole cleaned page is used instead. A page with text never
-   comes back empty.
-6. ``markdown``: markdownify writes each candidate as compact Markdown (links without titles, images as
+   article: an index, a list of links), the whole cleaned page is used instead; when cleaning left no
+   text, trafilatura's candidate, else the page's bare text. A page with text never comes back empty.
+6. ``markdown``: writes each candidate as compact Markdown (links without titles, images as
    their alt text, pipe tables when simple, fenced code with its language).
 """
 from __future__ import annotations
 
 import lxml.html
+from lxml import etree
 
 from webtools.runtime.budget import Deadline
 
@@ -24,7 +25,7 @@ from .choice import merge, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
-from .page import absolutize, base_url, clean, page_title, parse
+from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, page_title, parse
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
 
@@ -71,6 +72,15 @@ def _markdown(element: lxml.html.HtmlElement | None, **options) -> str:
     return "" if element is None else element_markdown(element, **options)
 
 
+def _bare_text(html: str | bytes, base: str, options: dict) -> str:
+    """The page's text with only scripts and styles removed: the last resort when cleaning removed every
+    word (a page whose only text is hidden, or in ``<noscript>``, which says it needs JavaScript)."""
+    doc = parse(html)
+    etree.strip_elements(doc, *BARE_REMOVED_TAGS, with_tail=False)
+    absolutize(doc, base)
+    return _markdown(doc.find("body"), **options)
+
+
 def extract(
     html: str | bytes, url: str, *, include_image_urls: bool = False, deadline: Deadline | None = None
 ) -> Extraction:
@@ -100,7 +110,8 @@ def extract(
     if body is None:
         body = doc
     if not body.text_content().strip():
-        return Extraction(title, "", metadata)
+        # Cleaning left nothing: trafilatura may have read what it removed, else the page's bare text.
+        return Extraction(title, traf or _bare_text(html, base, options), metadata)
     article = ""
     if size <= MAX_READABILITY_ELEMENTS:
         article = _markdown(readability_article(doc, url, base), **options)

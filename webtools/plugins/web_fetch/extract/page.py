@@ -15,6 +15,11 @@ REMOVED_TAGS = (
     "script", "style", "nav", "header", "footer", "noscript", "template", "iframe", "svg", "canvas",
     "form", "button",
 )
+#: What is never text, even when nothing else is left.
+BARE_REMOVED_TAGS = ("script", "style", "template", "svg", "canvas")
+#: ASP.NET (and other form frameworks) put the whole page in one ``<form>``: a form holding at least this
+#: share of the page's text is unwrapped, its content kept, instead of removed with the other forms.
+WRAPPER_SHARE = 0.5
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _TITLE_SEPARATOR = re.compile(r" [|\-\\/>»–—] ")
 _SCHEMA_ORG = re.compile(r"^https?://schema\.org/?$")
@@ -48,9 +53,28 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
         return None
     parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, default_doctype=False)
     try:
-        return lxml.html.document_fromstring(html, parser=parser)
+        doc = lxml.html.document_fromstring(html, parser=parser)
     except (etree.ParserError, ValueError):
         return None
+    _gather_body(doc)
+    return doc
+
+
+def _gather_body(doc: lxml.html.HtmlElement) -> None:
+    """Move what follows a stray ``</body>`` (libxml2 puts it beside the body, where no extractor looks)
+    back into the body."""
+    body = doc.find("body")
+    if body is None:
+        return
+    following = list(body.itersiblings())
+    if body.tail and body.tail.strip():
+        if len(body):
+            body[-1].tail = (body[-1].tail or "") + body.tail
+        else:
+            body.text = (body.text or "") + body.tail
+    body.tail = None
+    for element in following:
+        body.append(element)
 
 
 def words(text: str) -> int:
@@ -159,7 +183,15 @@ def page_title(doc: lxml.html.HtmlElement) -> str | None:
 
 
 def clean(doc: lxml.html.HtmlElement) -> None:
-    """Remove what is never content, hidden elements included."""
+    """Remove what is never content, hidden elements included (chrome wrapped around the whole page is
+    unwrapped instead: see ``WRAPPER_SHARE``)."""
+    forms = list(doc.iter("form"))
+    if forms:
+        body = doc.find("body")
+        total = _text_length(body if body is not None else doc)
+        for form in forms:
+            if form.getparent() is not None and _text_length(form) >= WRAPPER_SHARE * total > 0:
+                form.drop_tag()
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
         style = element.get("style")
@@ -168,6 +200,12 @@ def clean(doc: lxml.html.HtmlElement) -> None:
         ):
             if element.getparent() is not None:
                 element.drop_tree()
+
+
+def _text_length(element: lxml.html.HtmlElement) -> int:
+    """Characters of visible text (spaces, scripts and styles left out)."""
+    texts = element.xpath(".//text()[not(ancestor::script or ancestor::style)]")
+    return sum(len("".join(text.split())) for text in texts)
 
 
 def base_url(doc: lxml.html.HtmlElement, url: str) -> str:
