@@ -5,9 +5,12 @@ import gzip
 import json
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tests.corpora import EXTRACTION_DEV, READABILITY_PAGES, needs
 from webtools.plugins.web_fetch.extract import decode, extract, sniff_charset
+from webtools.plugins.web_fetch.extract.candidates import readability_clean, readability_original_clean
 
 CORPUS = READABILITY_PAGES
 
@@ -304,3 +307,20 @@ def test_page_that_states_nothing_has_no_metadata():
     assert (result.published, result.author, result.language) == (None, None, None)
     title, text = result  # still the (title, text) pair it always was
     assert title == "T" and PROSE[:20] in text
+
+
+# Every kind of whitespace readability's three expressions treat apart (space, tab, line break, the
+# others), runs around the 255 it caps, and text between them.
+_RUNS = st.lists(st.one_of(
+    st.text(alphabet=" \t\n\r\x0b\x0c\xa0\u2028\u3000", max_size=6),
+    st.builds(lambda c, n: c * n, st.sampled_from(" \t\n\xa0"), st.integers(250, 260)),
+    st.text(alphabet="ab,:.é", min_size=1, max_size=4),
+), max_size=12).map("".join)
+
+
+@given(_RUNS)
+@example(" " * 255 + "\nx\t\t y \t z\t ")
+@example("x\n" + " " * 254 + "x")
+@example("x" + "\t" * 255 + "x")
+def test_readability_clean_gives_what_readabilitys_own_gives(text):
+    assert readability_clean(text) == readability_original_clean(text)

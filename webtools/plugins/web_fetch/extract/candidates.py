@@ -10,14 +10,44 @@ from __future__ import annotations
 
 import copy
 import logging
+import re
 
 import lxml.html
+import readability.readability
 from lxml import etree
 from readability import Document
 
 from .page import absolutize
 
 logger = logging.getLogger("webtools.web_fetch")
+
+
+_WHITESPACE_RUN = re.compile(r"\s{2,}|[^\S ]")
+_SPACES_AND_TABS = re.compile(r"\t|[ \t]{2,}")
+
+
+def _clean_run(match: re.Match) -> str:
+    run = match.group()
+    if len(run) >= 255:
+        return " "
+    if "\n" in run:
+        return "\n"
+    return _SPACES_AND_TABS.sub(" ", run)
+
+
+def readability_clean(text: str) -> str:
+    """readability-lxml's ``clean()`` (whitespace runs: 255 or more become a space, with a line break a
+    line break, spaces and tabs a space), in one pass over the runs instead of three over the text.
+
+    readability calls it on the text of every paragraph and of the elements around it, and its three
+    regular expressions tried at every character were a tenth of all extraction time. The result is the
+    same for every text (a differential test holds it to readability's own)."""
+    return _WHITESPACE_RUN.sub(_clean_run, text).strip()
+
+
+#: readability's own, kept for the differential test.
+readability_original_clean = readability.readability.clean
+readability.readability.clean = readability_clean
 
 
 class _Readability(Document):
@@ -95,9 +125,11 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.Html
     from trafilatura import bare_extraction
 
     try:
+        # output_format="xml": the body only. The default ("python") also writes it out as text, a
+        # deep copy and a walk of the tree that were a sixth of trafilatura's time here.
         result = bare_extraction(
             doc, url=base, fast=True, include_comments=False, include_tables=True, include_images=False,
-            include_formatting=True, include_links=True, with_metadata=False,
+            include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
         )
     except Exception:  # trafilatura guards itself, but a candidate must never break extraction
         logger.debug("trafilatura failed on %s", base, exc_info=True)
