@@ -65,7 +65,7 @@ def words(markdown: str) -> list[str]:
 def _shingles(tokens: list[str]) -> frozenset:
     if len(tokens) < 4:
         return frozenset([tuple(tokens)])
-    return frozenset(tuple(tokens[i:i + 4]) for i in range(len(tokens) - 3))
+    return frozenset(zip(tokens, tokens[1:], tokens[2:], tokens[3:]))
 
 
 def blocks(markdown: str) -> list[Block]:
