@@ -18,8 +18,15 @@ is tuned on it, and its figures are printed separately (``kept F1``). For each e
   benchmarks. Markdown syntax and the URLs of links and images are not counted.
 - empty: pages whose output has no word while the gold has text.
 - words: the output's words (link and image URLs not counted) over the gold's words, summed over the set.
-- pages/s: the median of ``--passes`` timed passes after the scoring pass (which warms imports).
-- peak MiB: tracemalloc's peak over one pass.
+- pages/s: the median of ``--passes`` timed passes after the scoring pass (which warms imports), in
+  CPU time of this process (``time.process_time``: on a machine shared with others, wall time counts
+  their work too). The extractors take turns page by page, so whatever slows the machine slows both.
+- peak MiB: tracemalloc's peak over one pass (Python's allocations; lxml's trees are C memory, not in it).
+
+Large pages (``--sets large``, part of the default): pages too large for the article extractors, one
+table of about 3 MB (``max_html_bytes``, web_fetch's cap) and 5 MB, as issue 9's hostile documents
+(``tests.documents.table_page``). For each: seconds to extract (the median of ``--passes``, CPU time),
+peak MiB and the output's words.
 
 trafilatura runs with Markdown output, links and tables kept, comments and images dropped and metadata
 read: the settings closest to what web_fetch returns. ``--every N`` measures every Nth page only, for
@@ -52,7 +59,9 @@ READABILITY = CORPORA / "readability-pages"
 EXTRACTION_DEV = CORPORA / "extraction-dev"
 # The URL Readability's own test suite gives its pages.
 PAGE_URL = "http://fakehost/test/page.html"
-SETS = ("readability", "dragnet", "cleanportaleval", "cleaneval-dev")
+SETS = ("readability", "dragnet", "cleanportaleval", "cleaneval-dev", "large")
+#: The large pages' sizes in bytes: web_fetch's ``max_html_bytes`` and more.
+LARGE_SIZES = (3_000_000, 5_000_000)
 #: Every KEPT_OUT-th page of a set is never tuned on.
 KEPT_OUT = 5
 
@@ -171,40 +180,77 @@ def trafilatura_extract(page: Page) -> str:
 EXTRACTORS = {"webtools": ours, "trafilatura": trafilatura_extract}
 
 
-def measure(func, pages: list[Page], passes: int) -> dict:
-    scores, kept, tuned, empty, out_words, gold_words = [], [], [], 0, 0, 0
-    per_page = {}
-    for page in pages:
-        text = markdown_text(func(page))
-        score = shingle_f1(text, page.gold)
-        scores.append(score)
-        (kept if page.kept_out else tuned).append(score)
-        words, want = len(tokens(text)), len(tokens(page.gold))
-        empty += words == 0 and want > 0
-        out_words += words
-        gold_words += want
-        per_page[page.id] = score
-    rates = []
+def timed_passes(funcs: dict, pages: list[Page], passes: int) -> dict[str, list[float]]:
+    """Each extractor's CPU seconds over ``pages``, one figure per pass, the extractors taking turns
+    page by page."""
+    seconds: dict[str, list[float]] = {name: [] for name in funcs}
     for _ in range(passes):
-        start = time.perf_counter()
+        spent = dict.fromkeys(funcs, 0.0)
         for page in pages:
-            func(page)
-        rates.append(len(pages) / (time.perf_counter() - start))
+            for name, func in funcs.items():
+                start = time.process_time()
+                func(page)
+                spent[name] += time.process_time() - start
+        for name in funcs:
+            seconds[name].append(spent[name])
+    return seconds
+
+
+def peak_mib(func, pages: list[Page]) -> float:
     tracemalloc.start()
     for page in pages:
         func(page)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    return {
-        "f1": statistics.mean(scores),
-        "tuned": statistics.mean(tuned) if tuned else float("nan"),
-        "kept": statistics.mean(kept) if kept else float("nan"),
-        "empty": empty,
-        "ratio": out_words / max(gold_words, 1),
-        "rate": statistics.median(rates) if rates else float("nan"),
-        "peak": peak / 2**20,
-        "pages": per_page,
-    }
+    return peak / 2**20
+
+
+def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
+    results = {}
+    for name, func in funcs.items():
+        scores, kept, tuned, empty, out_words, gold_words = [], [], [], 0, 0, 0
+        per_page = {}
+        for page in pages:
+            text = markdown_text(func(page))
+            score = shingle_f1(text, page.gold)
+            scores.append(score)
+            (kept if page.kept_out else tuned).append(score)
+            words, want = len(tokens(text)), len(tokens(page.gold))
+            empty += words == 0 and want > 0
+            out_words += words
+            gold_words += want
+            per_page[page.id] = score
+        results[name] = {
+            "f1": statistics.mean(scores),
+            "tuned": statistics.mean(tuned) if tuned else float("nan"),
+            "kept": statistics.mean(kept) if kept else float("nan"),
+            "empty": empty,
+            "ratio": out_words / max(gold_words, 1),
+            "pages": per_page,
+        }
+    for name, seconds in timed_passes(funcs, pages, passes).items():
+        results[name]["rate"] = statistics.median(len(pages) / s for s in seconds) if seconds else float("nan")
+    for name, func in funcs.items():
+        results[name]["peak"] = peak_mib(func, pages)
+    return results
+
+
+def large_pages() -> list[Page]:
+    from tests.documents import table_page
+
+    return [Page("large", f"table {size / 1e6:g} MB", table_page(size).encode(), "", "http://large.test/table.html",
+                 False) for size in LARGE_SIZES]
+
+
+def measure_large(funcs: dict, passes: int) -> None:
+    print(f"\n{'large page':<16} {'bytes':>9} {'extractor':<12} {'seconds':>8} {'peak MiB':>9} {'words':>8}")
+    for page in large_pages():
+        words = {name: len(tokens(markdown_text(func(page)))) for name, func in funcs.items()}
+        seconds = timed_passes(funcs, [page], passes)
+        for name, func in funcs.items():
+            median = statistics.median(seconds[name]) if seconds[name] else float("nan")
+            print(f"{page.id:<16} {len(page.html):>9} {name:<12} {median:8.2f} {peak_mib(func, [page]):9.1f} "
+                  f"{words[name]:>8}", flush=True)
 
 
 def main() -> None:
@@ -228,10 +274,13 @@ def main() -> None:
     print(f"{'set':<16} {'pages':>5} {'extractor':<12} {'F1':>6} {'tuned':>6} {'kept':>6} {'empty':>5} "
           f"{'words':>6} {'pages/s':>8} {'peak MiB':>9}")
     dump = {}
+    funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
     for name in sets:
+        if name == "large":
+            continue
         pages = [p for p in all_pages if p.set == name and args.part in ("all", ("tuned", "kept")[p.kept_out])]
         pages = pages[::args.every]
-        results = {extractor: measure(EXTRACTORS[extractor], pages, args.passes) for extractor in names}
+        results = measure(funcs, pages, args.passes)
         for extractor, r in results.items():
             print(f"{name:<16} {len(pages):>5} {extractor:<12} {r['f1']:6.3f} {r['tuned']:6.3f} {r['kept']:6.3f} "
                   f"{r['empty']:>5} {r['ratio']:6.3f} {r['rate']:8.1f} {r['peak']:9.1f}", flush=True)
@@ -240,6 +289,8 @@ def main() -> None:
             ours_, peer = results[names[0]]["pages"], results[names[1]]["pages"]
             gaps = sorted((ours_[p] - peer[p], p) for p in ours_)[:10]
             print("   trails most:", ", ".join(f"{p} {gap:+.2f}" for gap, p in gaps))
+    if "large" in sets:
+        measure_large(funcs, args.passes)
     if args.scores:
         Path(args.scores).write_text(json.dumps(dump))
 
