@@ -1,6 +1,9 @@
 """SearXNG, self-hosted: https://docs.searxng.org/dev/search_api.html
 
 The instance must list ``json`` under ``search.formats`` in its settings.yml; otherwise it answers 403.
+A result's date is ``publishedDate``; recent instances also give ``pubdate`` (``"2026-02-03 00:00:00"``),
+which some results carry alone, so it is read when ``publishedDate`` is null. The results come in the
+instance's own order (by score, grouped by category), which is kept.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ class _Result(serializers.Serializer):
     url = Text()
     content = OptionalText()
     publishedDate = OptionalText()  # noqa: N815 (the API's spelling)
+    pubdate = OptionalText()
 
 
 class _Response(serializers.Serializer):
@@ -55,7 +59,7 @@ class SearxngEngine(Engine):
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))
         return [
-            SearchResult(r["title"], r["url"], r["content"] or "", r["publishedDate"])
+            SearchResult(r["title"], r["url"], r["content"] or "", r["publishedDate"] or r["pubdate"] or None)
             for r in data["results"]
         ]
 
