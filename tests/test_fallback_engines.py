@@ -129,9 +129,8 @@ def test_the_main_engines_key_is_never_lent_to_a_fallback_engine_without_one(stu
     assert not stubs["tavily"].requests
     assert KEYS["brave"] not in sent(stubs["google"].requests[0])
     assert plugin.check(opts) == [
-        "The fallback engine Tavily has no API key of its own any more, so searches skip it. Choose Tavily as "
-        "the engine, enter its API key and save, then choose your engine again; or remove it from the fallback "
-        "engines."
+        "The fallback engine Tavily has no API key of its own any more, so searches skip it. Enter one for "
+        "Tavily under Keys per engine in the web search options, or remove it from the fallback engines."
     ]
 
 
@@ -159,7 +158,7 @@ def test_a_fallback_engine_without_what_it_needs_is_refused_on_the_field(engine_
     checked = saved({"fallback_engines": engine_id}, {"api_key@brave": KEYS["brave"], **kept})
     assert not checked.is_valid()
     assert checked.errors["fallback_engines"][0].startswith(message)
-    assert "choose your engine again" in checked.errors["fallback_engines"][0]
+    assert "under “Keys per engine”" in checked.errors["fallback_engines"][0]
 
 
 def test_the_main_engines_key_typed_now_does_not_count_for_a_fallback_engine():
@@ -260,9 +259,8 @@ def test_operator_gives_a_fallback_engine_its_key_in_the_admin_and_the_check_war
     row.save()
     warnings = [m for m in checks.run_checks(databases=["default"]) if m.id == "webtools.W015"]
     assert [m.msg for m in warnings] == [
-        "The fallback engine Tavily has no API key of its own any more, so searches skip it. Choose Tavily as "
-        "the engine, enter its API key and save, then choose your engine again; or remove it from the fallback "
-        "engines."
+        "The fallback engine Tavily has no API key of its own any more, so searches skip it. Enter one for "
+        "Tavily under Keys per engine in the web search options, or remove it from the fallback engines."
     ]
     with start_turn(user) as turn:
         result = turn.call("web_search", {"query": "django"})
@@ -270,3 +268,37 @@ def test_operator_gives_a_fallback_engine_its_key_in_the_admin_and_the_check_war
     assert len(stubs["tavily"].requests) == 1
     # Saving the options again is not blocked by the engine that was listed before.
     assert client.post(url, {**form, "engine": "brave", "fallback_engines": "tavily"}).status_code == 302
+
+
+@pytest.mark.django_db
+def test_keys_per_engine_page_keeps_an_engines_key_and_base_url_without_making_it_the_engine(client):
+    url = admin_page(client)
+    assert client.post(url, {**FORM, "engine": "brave", "api_key": KEYS["brave"]}).status_code == 302
+    assert "Keys per engine" in client.get(url).content.decode()
+    scopes = reverse("admin:webtools_pluginoptions_scopes", args=[PluginOptions.objects.get(plugin="web_search").pk])
+
+    refused = client.post(scopes, {"engine": "serper"})
+    assert refused.status_code == 200 and "Enter the API key that Serper needs." in refused.content.decode()
+    main = client.post(scopes, {"engine": "brave", "api_key": "another-key-0123456789"})
+    assert main.status_code == 200 and "Select a valid choice." in main.content.decode()  # the engine in use
+    assert client.post(scopes, {"engine": "tavily", "api_key": KEYS["tavily"]}).status_code == 302
+    assert client.post(scopes, {"engine": "searxng", "base_url": "https://searx.example.org"}).status_code == 302
+
+    row = PluginOptions.objects.get(plugin="web_search")
+    assert row.values["engine"] == "brave" and "base_url" not in row.values
+    assert row.values["base_url@searxng"] == "https://searx.example.org"
+    assert row.get_secrets() == {"api_key@brave": KEYS["brave"], "api_key@tavily": KEYS["tavily"]}
+    page = client.get(scopes).content.decode()
+    assert "API key: set" in page and "Base URL: https://searx.example.org" in page
+    assert not [key for key in KEYS.values() if key in page]
+
+    # The options page now takes both as fallback engines, the engine in use unchanged.
+    assert client.post(url, {**FORM, "engine": "brave", "fallback_engines": "tavily\nsearxng"}).status_code == 302
+    assert PluginOptions.objects.get(plugin="web_search").values["fallback_engines"] == ["tavily", "searxng"]
+
+    assert client.post(scopes, {"engine": "tavily", "api_key_clear": "on"}).status_code == 302
+    assert PluginOptions.objects.get(plugin="web_search").get_secrets() == {"api_key@brave": KEYS["brave"]}
+    assert [m.id for m in checks.run_checks(databases=["default"]) if m.id == "webtools.W015"] == ["webtools.W015"]
+    # Web fetch keeps nothing per scope that a fallback would use: no such page.
+    fetch = PluginOptions.objects.get(plugin="web_fetch")
+    assert client.get(reverse("admin:webtools_pluginoptions_scopes", args=[fetch.pk])).status_code == 404

@@ -9,9 +9,9 @@ from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q, Sum
-from django.http import Http404
+from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path
+from django.urls import path, reverse
 from django.utils.translation import gettext_lazy as _
 
 from .exceptions import TurnError, WebtoolsConfigurationError
@@ -22,13 +22,16 @@ from .host import (
     get_plugins,
     kept_values,
     load_options,
+    scope_secrets,
+    scoped_fields,
     secret_scopes,
     secrets_in_force,
     start_turn,
+    validate_scope,
     validate_settings,
 )
 from .models import EnginePrice, PluginOptions, Usage, UserPluginSettings, UserToolSetting
-from .runtime import SecretField, json_input
+from .runtime import SecretField, json_input, scoped
 
 
 class PluginOptionsAdminForm(forms.ModelForm):
@@ -132,6 +135,35 @@ def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
     return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
 
 
+def scope_form(plugin, main: str) -> type[forms.Form] | None:
+    """The form of the "keys per engine" page: a scope (an engine other than the one in force) and the
+    fields kept for it, each secret with a "clear" box. None for a plugin that keeps nothing per scope."""
+    spec = scoped_fields(plugin)
+    if spec is None:
+        return None
+    controller, names = spec
+    base = plugin.options_form.base_fields
+    choices = [
+        (value, label) for value, label in base[controller].choices
+        if value and value != main and any(value in plugin.show_when[name][1] for name in names)
+    ]
+    attrs: dict = {controller: forms.ChoiceField(label=base[controller].label, choices=choices)}
+    attrs[controller].choice_help = getattr(base[controller], "choice_help", None)  # where to get a key
+    for name in names:
+        attrs[name] = copy.deepcopy(base[name])
+        attrs[name].required = False
+        if isinstance(base[name], SecretField):
+            attrs[f"{name}_clear"] = forms.BooleanField(
+                required=False, label=_("Clear its %(field)s") % {"field": base[name].label or name}
+            )
+    return type("ScopeForm", (forms.Form,), attrs)
+
+
+def _scopes_title(plugin, controller: str) -> str:
+    label = plugin.options_form.base_fields[controller].label or controller
+    return str(_("Keys per %(field)s") % {"field": str(label).lower()})
+
+
 class ToolTestForm(forms.Form):
     tool = forms.ChoiceField(label=_("Tool"))
     input = forms.CharField(label=_("Input (JSON)"), widget=forms.Textarea(attrs={"rows": 4, "cols": 60}))
@@ -177,7 +209,91 @@ class PluginOptionsAdmin(admin.ModelAdmin):
             self.admin_site.admin_view(self.test_view),
             name=f"{opts.app_label}_{opts.model_name}_test",
         )
-        return [test, *super().get_urls()]
+        scopes = path(
+            "<path:object_id>/scopes/",
+            self.admin_site.admin_view(self.scopes_view),
+            name=f"{opts.app_label}_{opts.model_name}_scopes",
+        )
+        return [test, scopes, *super().get_urls()]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        obj = self.get_object(request, object_id)
+        plugin = get_plugin(obj.plugin) if obj else None
+        spec = scoped_fields(plugin) if plugin is not None and plugin.options_form is not None else None
+        link = _scopes_title(plugin, spec[0]) if spec else ""
+        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "scopes_link": link})
+
+    def scopes_view(self, request, object_id):
+        """Keys, base URLs and fields per engine, entered for an engine without choosing it (what a
+        fallback engine uses), and cleared; never shown back."""
+        obj = self.get_object(request, object_id)
+        plugin = get_plugin(obj.plugin) if obj is not None else None
+        if plugin is None or scoped_fields(plugin) is None:
+            raise Http404("No such plugin options.")
+        if not self.has_change_permission(request, obj):
+            raise PermissionDenied
+        controller, names = scoped_fields(plugin)
+        values = obj.values or {}
+        try:
+            stored_secrets = obj.get_secrets()
+        except WebtoolsConfigurationError as err:
+            raise Http404(str(err)) from None
+        form_class = scope_form(plugin, values.get(controller) or "")
+        form = form_class(request.POST or None)
+        decorate_form(form, {
+            **{name: plugin.show_when[name] for name in names},
+            **{f"{name}_clear": plugin.show_when[name] for name in names if f"{name}_clear" in form.fields},
+        })
+        if request.method == "POST" and form.is_valid():
+            scope = form.cleaned_data[controller]
+            label = dict(form.fields[controller].choices).get(scope, scope)
+            cleared = {scoped(name, scope) for name in names if form.cleaned_data.get(f"{name}_clear")}
+            if cleared:
+                # Clearing needs no validation: the engine simply has nothing kept (the check warns if listed).
+                kept = scope_secrets(stored_secrets, values, plugin.show_when)
+                obj.set_secrets({key: value for key, value in kept.items() if key not in cleared})
+                obj.save()
+                messages.info(request, _("Cleared for %(scope)s.") % {"scope": label})
+                return HttpResponseRedirect(request.path)
+            checked = validate_scope(plugin, scope, request.POST, values, stored_secrets)
+            for field, errors in checked.errors.items():
+                for error in errors:
+                    form.add_error(field if field in form.fields else None, error)
+            if not form.errors:
+                obj.values = checked.stored_values
+                obj.set_secrets(checked.stored_secrets)
+                obj.save()
+                messages.info(request, _("Kept for %(scope)s.") % {"scope": label})
+                return HttpResponseRedirect(request.path)
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.model._meta,
+            "original": obj,
+            "title": f"{plugin.name}: {_scopes_title(plugin, controller)}",
+            "form": form,
+            "kept": self._kept_rows(plugin, form, controller, names, values, stored_secrets),
+            "change_url": reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_change",
+                                  args=[obj.pk]),
+        }
+        return TemplateResponse(request, "admin/webtools/pluginoptions/scopes.html", context)
+
+    @staticmethod
+    def _kept_rows(plugin, form, controller, names, values, stored_secrets) -> list[tuple[str, list[str]]]:
+        """Per scope, what is kept for it: a secret as "set", never its value; a plain value as it is."""
+        kept = {**kept_values(values, plugin.kept_per_scope, plugin.show_when),
+                **scope_secrets(stored_secrets, values, plugin.show_when)}
+        base = plugin.options_form.base_fields
+        rows = []
+        for value, label in base[controller].choices:
+            parts = []
+            for name in names:
+                found = kept.get(scoped(name, value)) if value else None
+                if found:
+                    shown = _("set") if isinstance(base[name], SecretField) else found
+                    parts.append(f"{base[name].label}: {shown}")
+            if parts:
+                rows.append((str(label), parts))
+        return rows
 
     def test_view(self, request, object_id):
         obj = self.get_object(request, object_id)

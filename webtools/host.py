@@ -201,6 +201,38 @@ def validate_settings(
     return ValidatedSettings(form, values, secrets, to_store, to_keep)
 
 
+def scoped_fields(plugin: Plugin) -> tuple[str, list[str]] | None:
+    """For a plugin that keeps values per scope (``Plugin.kept_per_scope``): the controlling field and
+    the fields kept per value of it (web search: ``engine``; ``api_key``, ``base_url``, ``cx``); else None."""
+    if not plugin.kept_per_scope or plugin.options_form is None:
+        return None
+    secrets = set(secret_fields(plugin.options_form))
+    names = [
+        name for name in plugin.options_form.base_fields
+        if name in plugin.show_when and (name in plugin.kept_per_scope or name in secrets)
+    ]
+    controllers = {plugin.show_when[name][0] for name in names}
+    return (controllers.pop(), names) if len(controllers) == 1 else None
+
+
+def validate_scope(
+    plugin: Plugin, scope: str, data: Mapping[str, Any], stored_values: Mapping[str, Any],
+    stored_secrets: Mapping[str, str],
+) -> ValidatedSettings:
+    """What ``data`` gives one scope (an engine's key, base URL and fields), validated by the plugin's
+    form as if that scope were chosen, without changing what is in force: the result's ``stored_values``
+    are ``stored_values`` with the scope's kept values, its ``stored_secrets`` every secret with the
+    scope's. A blank field keeps what the scope had."""
+    controller, names = scoped_fields(plugin)
+    in_force = {key: value for key, value in stored_values.items() if key not in names}
+    typed = {name: data.get(name) or "" for name in names}
+    checked = validate_settings(
+        plugin.options_form, {**plugin.default_options(), **in_force, controller: scope, **typed}, stored_secrets,
+        show_when=plugin.show_when, stored_values=stored_values, kept=plugin.kept_per_scope,
+    )
+    return ValidatedSettings(checked.form, dict(stored_values), {}, checked.stored_secrets, checked.kept_values)
+
+
 # -- options ----------------------------------------------------------------------------------------
 
 

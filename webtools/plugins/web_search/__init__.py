@@ -181,8 +181,8 @@ class WebSearchPlugin(Plugin):
             if missing:
                 problems.append(
                     f"The fallback engine {engine.name} has no {missing[0][1]} of its own any more, so searches "
-                    f"skip it. Choose {engine.name} as the engine, enter its {missing[0][1]} and save, then "
-                    "choose your engine again; or remove it from the fallback engines."
+                    f"skip it. Enter one for {engine.name} under Keys per engine in the web search options, or "
+                    "remove it from the fallback engines."
                 )
         return problems
 

@@ -211,8 +211,8 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
             label=_("Fallback engines"), required=False, initial=list,
             help_text=_("Engine ids, one per line, tried in this order when the engine above fails (quota, "
                         "rate limit, server error, timeout or block page). Each uses its own key, base URL "
-                        "and fields: to give it them, choose it as the engine above, enter them and save, "
-                        "then choose your engine again. The engine above is skipped here."),
+                        "and fields, entered under “Keys per engine” (at the top of this page). The engine "
+                        "above is skipped here."),
         ),
         "cache_ttl_seconds": cache_ttl_field("search results"),
     }
@@ -246,8 +246,8 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
             missing = missing_fields(engine, kept_for(kept, engine))
             if missing and engine_id != primary and engine_id not in listed:
                 raise forms.ValidationError(
-                    _("%(engine)s needs its own %(what)s to be a fallback engine: choose %(engine)s as the "
-                      "engine above, enter its %(what)s and save, then choose your engine again."),
+                    _("%(engine)s needs its own %(what)s to be a fallback engine: enter it for %(engine)s under "
+                      "“Keys per engine” (at the top of this page), then list it here."),
                     code="needs_key", params={"engine": engine.name, "what": missing[0][1]},
                 )
         return ids
