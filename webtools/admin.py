@@ -11,7 +11,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q, Sum
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import path, reverse
+from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
 from .exceptions import TurnError, WebtoolsConfigurationError
@@ -272,8 +272,6 @@ class PluginOptionsAdmin(admin.ModelAdmin):
             "title": f"{plugin.name}: {_scopes_title(plugin, controller)}",
             "form": form,
             "kept": self._kept_rows(plugin, form, controller, names, values, stored_secrets),
-            "change_url": reverse(f"admin:{self.model._meta.app_label}_{self.model._meta.model_name}_change",
-                                  args=[obj.pk]),
         }
         return TemplateResponse(request, "admin/webtools/pluginoptions/scopes.html", context)
 
