@@ -115,6 +115,33 @@ def test_http_call_returns_the_wrapped_text_and_the_sources_as_resource_links(we
     assert BRAVE_KEY not in result.model_dump_json()
 
 
+def test_http_requests_leave_no_database_connection_open(web, mcp_url, monkeypatch):  # noqa: F811
+    # The door reads the database off the event loop, in a thread that lives as long as the process, and
+    # runs tools in worker threads. Django closes a request's connections when the request ends; the door
+    # is not a Django view, so it must close them itself (on PostgreSQL an open one is a session, which,
+    # among other things, keeps the test database from being dropped).
+    from django.db.backends.base.base import BaseDatabaseWrapper
+
+    user, _, _ = web
+    used = {}
+    ensure_connection = BaseDatabaseWrapper.ensure_connection
+
+    def recording(connection):
+        if threading.current_thread() is not threading.main_thread():
+            used[id(connection)] = (threading.current_thread().name, connection)
+        return ensure_connection(connection)
+
+    async def steps(session):
+        await session.list_tools()
+        return await session.call_tool("web_search", {"query": "django orm", "max_results": 2})
+
+    monkeypatch.setattr(BaseDatabaseWrapper, "ensure_connection", recording)
+    assert over_http(mcp_url, token_for(user), steps).isError is False
+    monkeypatch.undo()
+    assert used, "the door read nothing from the database"
+    assert [name for name, connection in used.values() if connection.connection is not None] == []
+
+
 def test_http_one_session_is_one_turn_and_a_url_from_nowhere_is_a_tool_error(web, mcp_url):  # noqa: F811
     user, _, site = web
     # djangoproject.com is denied, so a fetch that passes the provenance check stops there, offline.

@@ -14,12 +14,11 @@ import logging
 from typing import Any
 
 import anyio
-from asgiref.sync import sync_to_async
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from .server import build_server
+from .server import build_server, with_database
 
 logger = logging.getLogger("webtools.mcp")
 
@@ -105,7 +104,7 @@ class MCPMount:
 
     async def _mcp(self, scope: dict, receive: Any, send: Any) -> None:
         key = token_from(scope)
-        user = await sync_to_async(_authenticate)(key) if key else None
+        user = await with_database(_authenticate)(key) if key else None
         if user is None:
             await _unauthorized(send)
             return

@@ -18,6 +18,7 @@ from typing import Any
 import anyio
 import mcp.types as types
 from asgiref.sync import sync_to_async
+from django.db import close_old_connections
 from mcp.server.lowlevel import Server
 from pydantic import ValidationError
 
@@ -38,6 +39,24 @@ UserFor = Callable[[Any], Any]
 TurnFor = Callable[[Any, str], Turn]
 
 
+def with_database(func: Callable[..., Any]) -> Callable[..., Any]:
+    """``func``, which reads the database, as a coroutine function: run off the event loop in Django's
+    thread for sync code, with that thread's connections closed before and after as Django closes them
+    around a request (``close_old_connections``, which keeps them under ``CONN_MAX_AGE``). The MCP doors
+    are not Django views, so no ``request_finished`` closes them, and that thread lives as long as the
+    process: without this, its connection stays open for good (PostgreSQL counts it as a session)."""
+
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        close_old_connections()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            close_old_connections()
+
+    return sync_to_async(run)
+
+
 class SessionTurn:
     """The turn of one MCP session: started on the first request, for the session's user only."""
 
@@ -51,7 +70,7 @@ class SessionTurn:
         async with self._lock:
             if self._turn is None:
                 # start_turn reads the database: off the event loop, as Django requires.
-                self._turn = await sync_to_async(self._turn_for)(user, conversation)
+                self._turn = await with_database(self._turn_for)(user, conversation)
                 self._user_pk = getattr(user, "pk", None)
             elif getattr(user, "pk", None) != self._user_pk:
                 raise PermissionError("This MCP session belongs to another user.")
@@ -136,4 +155,4 @@ def run_stdio(user: Any, turn_for: TurnFor, *, conversation: str = "") -> None:
     anyio.run(functools.partial(serve_stdio, user, turn_for, conversation=conversation))
 
 
-__all__ = ["SessionTurn", "build_server", "call_result", "run_stdio", "serve_stdio", "tool_list"]
+__all__ = ["SessionTurn", "build_server", "call_result", "run_stdio", "serve_stdio", "tool_list", "with_database"]
