@@ -127,6 +127,36 @@ def test_admin_shows_key_and_base_url_only_for_engines_that_use_them(browser, li
     assert not _shown(browser, "id_api_key") and not _shown(browser, "id_base_url")
 
 
+def test_admin_hides_the_renderer_key_while_rendering_is_off_whichever_renderer_is_chosen(browser, live_server):
+    # show_when.js: the key is shown for the services (render_with), and render_with only while rendering
+    # is on; a hidden controller applies to nothing, so with rendering off the key hides too, though
+    # render_with still holds a service.
+    from django.contrib.auth import get_user_model
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    from webtools.models import PluginOptions
+
+    admin = get_user_model().objects.create_superuser("root", password="pw-root-123")
+    row = PluginOptions.objects.create(plugin="web_fetch",
+                                       values={"render_javascript": "never", "render_with": "firecrawl"})
+    log_in(browser, live_server, admin)
+    browser.get(live_server.url + reverse("admin:webtools_pluginoptions_change", args=[row.pk]))
+    rendering = Select(browser.find_element(By.ID, "id_render_javascript"))
+    renderer = Select(browser.find_element(By.ID, "id_render_with"))
+    key = ("id_render_api_key", "id_render_api_key_clear")
+    assert renderer.first_selected_option.get_attribute("value") == "firecrawl"
+    assert not _shown(browser, "id_render_with") and not any(_shown(browser, k) for k in key)
+    rendering.select_by_value("auto")
+    assert _shown(browser, "id_render_with") and all(_shown(browser, k) for k in key)
+    renderer.select_by_value("chromium")
+    assert _shown(browser, "id_render_with") and not any(_shown(browser, k) for k in key)
+    renderer.select_by_value("jina")
+    assert all(_shown(browser, k) for k in key)
+    rendering.select_by_value("never")
+    assert not _shown(browser, "id_render_with") and not any(_shown(browser, k) for k in key)
+
+
 def test_web_search_page_reads_like_a_settings_page_and_confirms_a_save_that_stays(browser, live_server):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
