@@ -308,6 +308,36 @@ def test_the_system_check_asks_for_chromium_only_when_chromium_renders(fetch_plu
 
 
 @pytest.mark.django_db
+def test_the_admin_says_which_renderers_keep_a_key_and_never_speaks_of_engines(fetch_plugin):
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+
+    from webtools.models import PluginOptions
+
+    client = Client()
+    client.force_login(get_user_model().objects.create_superuser("root", password="pw-root-123"))
+    row = PluginOptions.objects.create(plugin="web_fetch",
+                                       values={"render_javascript": "auto", "render_with": "firecrawl"})
+    url = reverse("admin:webtools_pluginoptions_change", args=[row.pk])
+
+    def key_rows() -> str:
+        """The key's row and its clear box's, as the admin page shows them."""
+        page = client.get(url).content.decode()
+        assert not leaks(page, KEY) and not leaks(page, JINA_KEY)
+        return page[page.index("field-render_api_key"):page.index("field-render_isolation")]
+
+    rows = key_rows()
+    assert "Not set for any renderer." in rows and "Clear the chosen renderer&#x27;s Renderer API key" in rows
+    assert "engine" not in rows.lower()
+    row.set_secrets({"render_api_key@firecrawl": KEY, "render_api_key@jina": JINA_KEY})
+    row.save()
+    rows = key_rows()
+    assert "Kept for Firecrawl, Jina Reader, hidden. The key of the renderer chosen above is used" in rows
+    assert "engine" not in rows.lower()
+
+
+@pytest.mark.django_db
 def test_each_service_keeps_its_own_key_and_a_turn_gets_only_the_chosen_ones(fetch_plugin):
     from webtools.host import load_options
     from webtools.models import PluginOptions

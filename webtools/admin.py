@@ -70,8 +70,8 @@ class PluginOptionsAdminForm(forms.ModelForm):
             if scopes.get(name):
                 field.help_text = " ".join((
                     str(field.help_text),
-                    str(_("Kept for %(engines)s; left blank, the chosen engine's is used.")
-                        % {"engines": self._scope_labels(name, plugin, scopes)}),
+                    str(_("Kept for %(kept)s; left blank, the chosen %(choice)s's is used.")
+                        % {"kept": self._scope_labels(name, plugin, scopes), "choice": self._choice(name, plugin)}),
                 )).strip()
         rules = dict(plugin.show_when)
         for name in list(rules):
@@ -80,23 +80,32 @@ class PluginOptionsAdminForm(forms.ModelForm):
         decorate_form(self, rules)
 
     def _secret_help(self, name: str, plugin, in_force: dict, scopes: dict) -> str:
-        """Whether a secret is set; for a key kept per engine, which engines have one."""
+        """Whether a secret is set; for a key kept per value of its controlling field (per engine, per
+        renderer), which values have one, named in that field's own word."""
         if name not in plugin.show_when:
             return str(_("A value is set and hidden. Leave blank to keep it.") if in_force.get(name) else _("Not set."))
-        kept = self._scope_labels(name, plugin, scopes)
+        kept, choice = self._scope_labels(name, plugin, scopes), self._choice(name, plugin)
         if not kept:
-            return str(_("Not set for any engine."))
-        return str(
-            _("Kept for %(engines)s, hidden. The key of the engine chosen above is used; leave blank to keep it. "
-              "Another engine's key serves it as a fallback engine.")
-            % {"engines": kept}
+            return str(_("Not set for any %(choice)s.") % {"choice": choice})
+        help_text = str(
+            _("Kept for %(kept)s, hidden. The key of the %(choice)s chosen above is used; leave blank to keep it.")
+            % {"kept": kept, "choice": choice}
         )
+        if plugin.kept_per_scope:  # a plugin that uses several at once (web search's fallback engines)
+            help_text += " " + str(
+                _("Another %(choice)s's key serves it as a fallback %(choice)s.") % {"choice": choice}
+            )
+        return help_text
 
     def _scope_labels(self, name: str, plugin, scopes: dict) -> str:
         """The display names of the values of ``name``'s controlling field that keep one (engines)."""
         controller = plugin.show_when[name][0]
         labels = dict(self.fields[controller].choices) if controller in self.fields else {}
         return ", ".join(str(labels.get(scope, scope)) for scope in sorted(set(scopes.get(name, []))))
+
+    def _choice(self, name: str, plugin) -> str:
+        """What a value of ``name``'s controlling field is called in a sentence ("engine", "renderer")."""
+        return choice_word(plugin.options_form.base_fields, plugin.show_when[name][0])
 
     def clean(self):
         cleaned = super().clean()
@@ -123,14 +132,24 @@ class PluginOptionsAdminForm(forms.ModelForm):
         return super().save(commit)
 
 
+def choice_word(fields, controller: str) -> str:
+    """What one value of the field ``controller`` is called in a sentence: its label in lower case
+    ("Engine": "engine", "Renderer": "renderer")."""
+    field = fields.get(controller)
+    return str(getattr(field, "label", None) or controller.replace("_", " ")).lower()
+
+
 def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
     attrs: dict = {"plugin_form": plugin.options_form}
-    for name, field in plugin.options_form.base_fields.items():
+    fields = plugin.options_form.base_fields
+    for name, field in fields.items():
         attrs[name] = copy.deepcopy(field)
         if isinstance(field, SecretField):
             label = _("Clear %(field)s") % {"field": field.label or name}
             if name in plugin.show_when:
-                label = _("Clear the chosen engine's %(field)s") % {"field": field.label or name}
+                label = _("Clear the chosen %(choice)s's %(field)s") % {
+                    "choice": choice_word(fields, plugin.show_when[name][0]), "field": field.label or name,
+                }
             attrs[f"{name}_clear"] = forms.BooleanField(required=False, label=label)
     return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
 
