@@ -55,11 +55,24 @@ def test_links_within_the_page_keep_only_their_text():
     assert "a footnote" in text and "#fn1" not in text
 
 
-def test_images_keep_alt_text_and_urls_only_when_asked():
+def test_images_are_left_out_unless_asked_for_then_with_alt_text_and_url():
     _, text = extract(ARTICLE, "https://space.test/articles/sails")
-    assert "A square sail unfurled in space" in text and "sail.png" not in text
+    assert "A square sail unfurled in space" not in text and "sail.png" not in text
+    assert "Engineers fold the sail like origami" in text
     _, with_urls = extract(ARTICLE, "https://space.test/articles/sails", include_image_urls=True)
     assert "![A square sail unfurled in space](https://space.test/img/sail.png)" in with_urls
+
+
+def test_elements_hidden_by_class_are_dropped_unless_they_hold_the_page():
+    html = _article("<div class='story hidden'><p>HIDDEN_COPY of the story for another layout, long enough to be "
+                    "prose in any candidate's eyes.</p></div><p>Read more <span class='sr-only'>SR_ONLY</span></p>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "Tidal forces stretch" in text and "HIDDEN_COPY" not in text and "SR_ONLY" not in text
+    # A page that hides everything until a script shows it, or while a banner is open, keeps its text.
+    for hiding in ("class='hidden'", "aria-hidden='true'"):
+        html = (f"<html><body><div {hiding}><article><p>{PROSE}</p></article></div>"
+                "<div class='banner'>We use cookies</div></body></html>")
+        assert "Tidal forces stretch" in extract(html, "https://tides.test/b")[1]
 
 
 def test_page_without_article_returns_its_text_without_navigation_and_with_absolute_links():
@@ -108,6 +121,14 @@ def test_charset_from_header_wins_then_meta_then_utf8():
     assert decode("naïve".encode(), None) == "naïve"
     assert decode(b"bad \xff byte", "utf-8") == "bad \ufffd byte"
     assert decode(b"x", "no-such-charset") == "x"
+
+
+def test_valid_utf8_is_read_as_utf8_whatever_the_page_declares():
+    # A page re-encoded to UTF-8 that kept its old declaration; real GBK bytes still read as GBK.
+    page = "<html><head><meta charset='gb2312'></head><body><p>谷歌收购了公司</p></body></html>"
+    assert "谷歌收购了公司" in decode(page.encode("utf-8"), None, html=True)
+    assert "谷歌收购了公司" in decode(page.encode("gb18030"), None, html=True)
+    assert "谷歌收购了公司" in decode(page.encode("utf-8"), "gbk", html=True)
 
 
 def test_meta_http_equiv_charset_is_read():
@@ -175,6 +196,18 @@ def test_code_blocks_are_fenced_with_the_language_the_page_gives():
     assert "```python\ndef tide(hours):\n    return hours % 12.42\n```" in text
     assert "```bash\necho high\n```" in text
     assert "```\nplain block\n```" in text
+
+
+def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inline():
+    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.markdown import element_markdown
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    html = _article('<pre><code class="language-rust">fn main() {\n    tide();\n}</code></pre>'
+                    "<p>Run <code>cargo run</code> at high water.</p>")
+    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    assert "```rust\nfn main() {\n    tide();\n}\n```" in text
+    assert "Run `cargo run` at high water." in text
 
 
 def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dropped():

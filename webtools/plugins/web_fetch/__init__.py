@@ -88,7 +88,8 @@ class WebFetchOptionsForm(forms.Form):
     )
     include_image_urls = forms.BooleanField(
         required=False, initial=False, label=_("Include image URLs"),
-        help_text=_("Images are described by their alt text; this adds their URLs as well."),
+        help_text=_("Images are left out of the text (their captions stay); this adds them, as their alt text "
+                    "and URL."),
     )
 
     render_javascript = forms.ChoiceField(

@@ -4,14 +4,14 @@ One entry point, ``extract()``, in stages (one module each):
 
 1. ``decode``: bytes to text by the declared charset; ``page``: lxml parses, the title is read.
 2. ``metadata``: the publication date, author and language the page states.
-3. ``candidates``: trafilatura's main text (on the page as served) and readability-lxml's (on the page
-   without scripts, navigation, forms and hidden elements).
+3. ``candidates``: trafilatura's main text (on the page without hidden elements) and readability-lxml's
+   (on the page without scripts, navigation and forms too).
 4. ``choice``: the two merged block by block, by agreement and text density.
 5. When the merge is empty, or readability found nothing and trafilatura little (a page without an
    article: an index, a list of links), the whole cleaned page is used instead; when cleaning left no
    text, trafilatura's candidate, else the page's bare text. A page with text never comes back empty.
-6. ``markdown``: writes each candidate as compact Markdown (links without titles, images as
-   their alt text, pipe tables when simple, fenced code with its language).
+6. ``markdown``: writes each candidate as compact Markdown (links without titles, images only
+   when their URLs are asked for, pipe tables when simple, fenced code with its language).
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from .choice import merge, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
-from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, page_title, parse
+from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
 
@@ -102,7 +102,8 @@ def extract(
     options = {"include_image_urls": include_image_urls, "title": title, "page_url": url}
     deadline.check()
     size = sum(1 for _ in doc.iter())
-    # trafilatura reads the page as served (it has its own cleaning, which uses the chrome it removes).
+    drop_hidden(doc)
+    # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base), **options) if size <= MAX_TRAFILATURA_ELEMENTS else ""
     deadline.check()
     clean(doc)

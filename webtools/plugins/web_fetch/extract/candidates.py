@@ -87,8 +87,14 @@ def readability_article(doc: lxml.html.HtmlElement, url: str, base: str) -> lxml
 
 #: trafilatura's XML (TEI-like) elements as HTML. ``list`` keeps whether it was ordered (``rend``).
 _TEI_TAGS = {
-    "item": "li", "code": "pre", "quote": "blockquote", "lb": "br", "graphic": "img", "ref": "a", "row": "tr",
+    "item": "li", "quote": "blockquote", "lb": "br", "graphic": "img", "ref": "a", "row": "tr",
 }
+#: Where trafilatura's ``code`` of one line is inline code, not a code block (parents already renamed).
+_INLINE_PARENTS = frozenset({
+    "p", "li", "td", "th", "a", "strong", "em", "u", "sub", "sup", "h1", "h2", "h3", "h4", "h5", "h6",
+})
+#: Attributes a code block keeps: the language it declares (see ``markdown.code_language``).
+_CODE_ATTRIBUTES = frozenset({"class", "data-lang", "data-language"})
 _TEI_HI = {"#b": "strong", "#i": "em", "#t": "code", "#u": "u", "#sub": "sub", "#sup": "sup"}
 
 
@@ -110,9 +116,18 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
         elif tag == "ref":
             el.set("href", el.get("target") or "")
             el.tag = "a"
+        elif tag == "code":
+            # A block is ``code`` (holding the page's own ``code``, which says its language); one line
+            # within a paragraph, an item or a cell is inline code.
+            parent = el.getparent()
+            parent_tag = parent.tag if parent is not None else ""
+            one_line = "\n" not in "".join(el.itertext()).strip()
+            inline = parent_tag == "pre" or (parent_tag in _INLINE_PARENTS and one_line)
+            el.tag = "code" if inline else "pre"
         elif tag in _TEI_TAGS:
             el.tag = _TEI_TAGS[tag]
-        keep = {"href"} if el.tag == "a" else {"src", "alt"} if el.tag == "img" else ()
+        keep = {"href"} if el.tag == "a" else {"src", "alt"} if el.tag == "img" else (
+            _CODE_ATTRIBUTES if el.tag in ("pre", "code") else ())
         for name in [n for n in el.attrib if n not in keep]:
             del el.attrib[name]
     body.tag = "div"

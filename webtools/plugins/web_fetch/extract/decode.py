@@ -43,12 +43,28 @@ def sniff_charset(data: bytes, *, html: bool = True) -> str | None:
     return _codec(match.group(1).decode("ascii", "ignore")) if match else None
 
 
+def _utf8(data: bytes) -> bool:
+    """Whether ``data`` holds non-ASCII text that is valid UTF-8."""
+    if data.isascii():
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 def decode(data: bytes, charset: str | None = None, *, html: bool = False) -> str:
     """``data`` as text: the charset from Content-Type, else (HTML, XML) the document's own declaration,
     else UTF-8. Undecodable bytes become U+FFFD; this never raises."""
     codec = _codec(charset)
     if codec is None:
         codec = sniff_charset(data, html=html) or "utf-8"
+    if not codec.startswith("utf") and _utf8(data):
+        # Text that decodes as UTF-8, with characters beyond ASCII, is UTF-8 whatever the page says: a
+        # page re-encoded by a CMS or a proxy often keeps its old declaration, and other encodings' text
+        # (GBK, Shift_JIS, windows-1252 with accents) almost never forms valid UTF-8 sequences.
+        codec = "utf-8"
     if codec == "utf-8" and data.startswith(codecs.BOM_UTF8):
         codec = "utf-8-sig"
     try:

@@ -20,6 +20,13 @@ BARE_REMOVED_TAGS = ("script", "style", "template", "svg", "canvas")
 #: ASP.NET (and other form frameworks) put the whole page in one ``<form>``: a form holding at least this
 #: share of the page's text is unwrapped, its content kept, instead of removed with the other forms.
 WRAPPER_SHARE = 0.5
+#: Class names that hide an element by the conventions of common CSS frameworks (Bootstrap, Tailwind,
+#: WordPress): a copy of the article for another layout, a collapsed teaser, text for screen readers only.
+HIDDEN_CLASSES = (
+    "hidden", "hide", "d-none", "is-hidden", "invisible", "visually-hidden", "sr-only", "screen-reader-text",
+)
+_HIDDEN_CLASS = etree.XPath("//body//*[" + " or ".join(
+    f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')" for name in HIDDEN_CLASSES) + "]")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _TITLE_SEPARATOR = re.compile(r" [|\-\\/>»–—] ")
 _SCHEMA_ORG = re.compile(r"^https?://schema\.org/?$")
@@ -182,9 +189,30 @@ def page_title(doc: lxml.html.HtmlElement) -> str | None:
     return _json_ld_title(doc, short) or _meta_title(doc) or short or None
 
 
+def drop_hidden(doc: lxml.html.HtmlElement) -> None:
+    """Remove what a reader never sees: elements hidden by the ``hidden`` attribute or their style, and
+    those marked ``aria-hidden`` or hidden by class (see ``HIDDEN_CLASSES``) unless they hold at least
+    ``WRAPPER_SHARE`` of the page's text (pages hide their content until a script shows it, or mark it
+    ``aria-hidden`` while a cookie banner is open). Done before either extractor reads the page."""
+    marked = []
+    for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
+        if element.get("hidden") is not None or _HIDDEN_STYLE.search(element.get("style") or ""):
+            if element.getparent() is not None:
+                element.drop_tree()
+        elif element.get("aria-hidden") == "true":
+            marked.append(element)
+    marked.extend(_HIDDEN_CLASS(doc))
+    if not marked:
+        return
+    total = _text_length(doc)
+    for element in marked:
+        if element.getparent() is not None and _text_length(element) < WRAPPER_SHARE * total:
+            element.drop_tree()
+
+
 def clean(doc: lxml.html.HtmlElement) -> None:
-    """Remove what is never content, hidden elements included (chrome wrapped around the whole page is
-    unwrapped instead: see ``WRAPPER_SHARE``)."""
+    """Remove what is never content: scripts, styles, the page's chrome and its forms (a form wrapped
+    around the whole page is unwrapped instead: see ``WRAPPER_SHARE``)."""
     forms = list(doc.iter("form"))
     if forms:
         body = doc.find("body")
@@ -193,13 +221,6 @@ def clean(doc: lxml.html.HtmlElement) -> None:
             if form.getparent() is not None and _text_length(form) >= WRAPPER_SHARE * total > 0:
                 form.drop_tag()
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
-    for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
-        style = element.get("style")
-        if element.get("hidden") is not None or element.get("aria-hidden") == "true" or (
-            style and _HIDDEN_STYLE.search(style)
-        ):
-            if element.getparent() is not None:
-                element.drop_tree()
 
 
 def _text_length(element: lxml.html.HtmlElement) -> int:
