@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from tests.corpora import EXTRACTION_DEV, READABILITY_PAGES, needs
 from webtools.plugins.web_fetch.extract import decode, extract, sniff_charset
 from webtools.plugins.web_fetch.extract.candidates import readability_clean, readability_original_clean
+from webtools.plugins.web_fetch.extract.choice import _shingles, _text_words_and_shingles, blocks, words
 
 CORPUS = READABILITY_PAGES
 
@@ -357,3 +358,21 @@ _RUNS = st.lists(st.one_of(
 @example("x" + "\t" * 255 + "x")
 def test_readability_clean_gives_what_readabilitys_own_gives(text):
     assert readability_clean(text) == readability_original_clean(text)
+
+
+# Markdown as the candidates write it: words, links (with parentheses in their URLs, even across a blank
+# line), code fences, short and long blocks between blank lines.
+_MARKDOWN = st.lists(st.sampled_from([
+    "word", "Two words", "ΣΑΣ", "a b c d e", "[link](https://t.test/a)", "[x](https://t.test/a(b)",
+    "c)d)", "<https://t.test/>", "```", "~~~py", "\n", "\n\n", "\n \n", " ", "-", "é",
+]), max_size=40).map(" ".join)
+
+
+@given(_MARKDOWN)
+@example("[x](https://t.test/a(b\n\nc)d) one two three four five")
+@example("one two three\n\nfour five\n\nsix")
+def test_a_texts_words_and_shingles_come_from_its_blocks_as_from_the_text(markdown):
+    tokens, shingles = _text_words_and_shingles(markdown, blocks(markdown))
+    assert tokens == words(markdown)
+    assert shingles == _shingles(words(markdown))
+

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Set
 from dataclasses import dataclass
 
 COVERED = 0.5
@@ -32,9 +33,13 @@ _FENCE = re.compile(r"^(```|~~~)")
 @dataclass
 class Block:
     markdown: str
-    words: int
+    tokens: list[str]
     shingles: frozenset
     link_share: float
+
+    @property
+    def words(self) -> int:
+        return len(self.tokens)
 
     def prose(self) -> bool:
         return self.words >= PROSE_WORDS and self.link_share <= MAX_LINK_SHARE
@@ -75,8 +80,27 @@ def blocks(markdown: str) -> list[Block]:
         if not tokens:
             continue
         linked = sum(len(_WORD.findall(m.group(1))) for m in _LINK.finditer(text))
-        out.append(Block(text, len(tokens), _shingles(tokens), min(linked / len(tokens), 1.0)))
+        out.append(Block(text, tokens, _shingles(tokens), min(linked / len(tokens), 1.0)))
     return out
+
+
+def _text_words_and_shingles(markdown: str, blocks_: list[Block]) -> tuple[list[str], Set]:
+    """``words(markdown)`` and its shingles, from its blocks': the same words in the same order, unless
+    a link's URL runs across a blank line (then they are read again from the text)."""
+    if any("\n" in m.group() for m in _URL.finditer(markdown)):
+        tokens = words(markdown)
+        return tokens, _shingles(tokens)
+    tokens = [token for block in blocks_ for token in block.tokens]
+    if len(tokens) < 4:
+        return tokens, frozenset([tuple(tokens)])
+    # A block's own shingles, and those that run across its end into the next blocks.
+    shingles = set().union(*(b.shingles for b in blocks_ if b.words >= 4))
+    end = 0
+    for block in blocks_:
+        start, end = end, end + block.words
+        for i in range(max(start, end - 3), min(end, len(tokens) - 3)):
+            shingles.add(tuple(tokens[i:i + 4]))
+    return tokens, shingles
 
 
 def _covered(block: Block, other: frozenset, other_text: str) -> bool:
@@ -102,8 +126,8 @@ def merge(base: str, other: str) -> str:
     if not base_blocks:
         return "\n\n".join(b.markdown for b in other_blocks)
     # Shingles over the whole text, across block boundaries: the two may cut blocks differently.
-    base_words, other_words = words(base), words(other)
-    base_set, other_set = _shingles(base_words), _shingles(other_words)
+    base_words, base_set = _text_words_and_shingles(base, base_blocks)
+    other_words, other_set = _text_words_and_shingles(other, other_blocks)
     base_text, other_text = f" {' '.join(base_words)} ", f" {' '.join(other_words)} "
     keep = _interior([_covered(b, other_set, other_text) or b.prose() for b in base_blocks], base_blocks)
     shared = [_covered(b, base_set, base_text) for b in other_blocks]
