@@ -376,3 +376,15 @@ def test_a_texts_words_and_shingles_come_from_its_blocks_as_from_the_text(markdo
     assert tokens == words(markdown)
     assert shingles == _shingles(words(markdown))
 
+
+def test_parsed_page_has_the_element_classes_lxml_html_gives():
+    import lxml.html
+
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    tags = sorted(lxml.html.HtmlElementClassLookup()._element_classes) + ["p", "a", "o:p", "svg"]
+    html = "<html><body>" + "".join(f"<{tag}>x</{tag}>" for tag in tags) + "<!-- c --><?pi x?></body></html>"
+    ours = [type(el) for el in parse(html).iter()]
+    assert ours == [type(el) for el in lxml.html.document_fromstring(html).iter() if not isinstance(
+        el, (lxml.html.HtmlComment, lxml.html.HtmlProcessingInstruction))]
+    assert lxml.html.FormElement in ours and lxml.html.InputElement in ours

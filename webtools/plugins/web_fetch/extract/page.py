@@ -51,6 +51,19 @@ _META_TITLE_KEYS = (
 )
 
 
+#: lxml.html's element classes (``FormElement`` for ``<form>``, ``HtmlElement`` for most), looked up in C.
+#: lxml.html's own lookup is a Python method called each time lxml hands out an element, by our code and
+#: by both extractors on their copies of the tree: 5% of extraction time.
+ELEMENT_CLASSES = etree.ElementNamespaceClassLookup(etree.ElementDefaultClassLookup(
+    element=lxml.html.HtmlElement, comment=lxml.html.HtmlComment, pi=lxml.html.HtmlProcessingInstruction,
+    entity=lxml.html.HtmlEntity,
+))
+ELEMENT_CLASSES.get_namespace(None).update({
+    "form": lxml.html.FormElement, "input": lxml.html.InputElement, "label": lxml.html.LabelElement,
+    "select": lxml.html.SelectElement, "textarea": lxml.html.TextareaElement,
+})
+
+
 def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
     if isinstance(html, bytes):
         html = decode(html, html=True)
@@ -59,6 +72,7 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
     if not html.strip():
         return None
     parser = lxml.html.HTMLParser(remove_comments=True, remove_pis=True, default_doctype=False)
+    parser.set_element_class_lookup(ELEMENT_CLASSES)
     try:
         doc = lxml.html.document_fromstring(html, parser=parser)
     except (etree.ParserError, ValueError):
