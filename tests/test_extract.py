@@ -388,3 +388,31 @@ def test_parsed_page_has_the_element_classes_lxml_html_gives():
     assert ours == [type(el) for el in lxml.html.document_fromstring(html).iter() if not isinstance(
         el, (lxml.html.HtmlComment, lxml.html.HtmlProcessingInstruction))]
     assert lxml.html.FormElement in ours and lxml.html.InputElement in ours
+
+
+_HTML_PIECES = st.lists(st.sampled_from([
+    "<div>", "</div>", "<p>", "</p>", "<form>", "</form>", "<span>", "</span>", "<script>var a = 1;</script>",
+    "<style>p { x: y }</style>", "<noscript>ns</noscript>", "word", " two  words ", "\n\t", "é", "</body>",
+    "after",
+]), max_size=30).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+@given(_HTML_PIECES)
+@example("<html><body><div>a <script>x</script> b<style>y</style>c</div> tail</body></html>")
+def test_text_length_counts_what_xpath_finds_outside_scripts_and_styles(html):
+    from webtools.plugins.web_fetch.extract.page import _text_length, parse
+
+    doc = parse(html)
+    for element in doc.iter():
+        texts = element.xpath(".//text()[not(ancestor::script or ancestor::style)]")
+        assert _text_length(element) == sum(len("".join(text.split())) for text in texts)
+
+
+def test_text_length_counts_a_script_within_a_style_once():
+    from lxml import etree
+
+    from webtools.plugins.web_fetch.extract.page import _text_length, parse
+
+    doc = parse("<html><body><p>visible <style>css</style> text</p></body></html>")
+    etree.SubElement(doc.find(".//style"), "script").text = "js"
+    assert _text_length(doc) == len("visibletext")

@@ -237,10 +237,25 @@ def clean(doc: lxml.html.HtmlElement) -> None:
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
 
 
+_NOT_TEXT = ("script", "style")
+
+
 def _text_length(element: lxml.html.HtmlElement) -> int:
-    """Characters of visible text (spaces, scripts and styles left out)."""
-    texts = element.xpath(".//text()[not(ancestor::script or ancestor::style)]")
-    return sum(len("".join(text.split())) for text in texts)
+    """Characters of visible text (spaces, scripts and styles left out).
+
+    All the text, less what is in scripts and styles: asking XPath for the text nodes outside them took
+    a tenth of extraction time, since it tests each node's ancestors and hands each one to Python."""
+    if element.tag in _NOT_TEXT or next(element.iterancestors(*_NOT_TEXT), None) is not None:
+        return 0
+    length = _visible_length(element.text_content())
+    for inner in element.iter(*_NOT_TEXT):
+        if next(inner.iterancestors(*_NOT_TEXT), None) is None:  # not within another, already counted
+            length -= _visible_length(inner.text_content())
+    return length
+
+
+def _visible_length(text: str) -> int:
+    return len("".join(text.split()))
 
 
 def base_url(doc: lxml.html.HtmlElement, url: str) -> str:
