@@ -302,3 +302,56 @@ def test_keys_per_engine_page_keeps_an_engines_key_and_base_url_without_making_i
     # Web fetch keeps nothing per scope that a fallback would use: no such page.
     fetch = PluginOptions.objects.get(plugin="web_fetch")
     assert client.get(reverse("admin:webtools_pluginoptions_scopes", args=[fetch.pk])).status_code == 404
+
+
+def scopes_page(client) -> tuple[str, str]:
+    """The options page and its Keys per engine page, Brave (with its key) the engine in use."""
+    url = admin_page(client)
+    assert client.post(url, {**FORM, "engine": "brave", "api_key": KEYS["brave"]}).status_code == 302
+    return url, reverse("admin:webtools_pluginoptions_scopes", args=[PluginOptions.objects.get(plugin="web_search").pk])
+
+
+def stored() -> tuple[dict, dict]:
+    row = PluginOptions.objects.get(plugin="web_search")
+    return dict(row.values), row.get_secrets()
+
+
+@pytest.mark.django_db
+def test_keys_per_engine_page_clears_a_kept_base_url_or_field_and_nothing_else(client):
+    _url, scopes = scopes_page(client)
+    for entered in ({"engine": "searxng", "base_url": "https://searx.example.org"},
+                    {"engine": "google", "api_key": KEYS["google"], "cx": CX},
+                    {"engine": "tavily", "api_key": KEYS["tavily"]}):
+        assert client.post(scopes, entered).status_code == 302
+    page = client.get(scopes).content.decode()
+    assert "Clear its Base URL" in page and "Clear its Search engine ID (cx)" in page
+    values, secrets = stored()
+    assert values["base_url@searxng"] == "https://searx.example.org" and values["cx@google"] == CX
+
+    # A blank field keeps what is kept; only the ticked box clears, for the chosen engine only.
+    assert client.post(scopes, {"engine": "searxng", "base_url": ""}).status_code == 302
+    assert stored() == (values, secrets)
+    assert client.post(scopes, {"engine": "searxng", "base_url_clear": "on"}).status_code == 302
+    assert stored() == ({k: v for k, v in values.items() if k != "base_url@searxng"}, secrets)
+    assert client.post(scopes, {"engine": "google", "cx_clear": "on"}).status_code == 302
+    after = {k: v for k, v in values.items() if k not in ("base_url@searxng", "cx@google")}
+    assert stored() == (after, secrets)  # Google's key, Tavily's and the engine in use are untouched
+    assert after["engine"] == "brave"
+
+    page = client.get(scopes).content.decode()
+    assert "Cleared for SearXNG." in page and "Cleared for Google Programmable Search." in page
+    assert "https://searx.example.org" not in page and f"Search engine ID (cx): {CX}" not in page
+    assert "API key: set" in page and not [key for key in KEYS.values() if key in page]
+
+
+@pytest.mark.django_db
+def test_keys_per_engine_page_refuses_to_clear_and_enter_at_once(client):
+    _url, scopes = scopes_page(client)
+    assert client.post(scopes, {"engine": "google", "api_key": KEYS["google"], "cx": CX}).status_code == 302
+    before = stored()
+    refused = client.post(scopes, {"engine": "google", "api_key_clear": "on", "cx": "cx-new-0123"})
+    assert refused.status_code == 200
+    assert "Either clear values or enter new ones: not both at once." in refused.content.decode()
+    assert stored() == before
+    assert not [key for key in KEYS.values() if key in refused.content.decode()]
+

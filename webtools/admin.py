@@ -156,7 +156,8 @@ def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
 
 def scope_form(plugin, main: str) -> type[forms.Form] | None:
     """The form of the "keys per engine" page: a scope (an engine other than the one in force) and the
-    fields kept for it, each secret with a "clear" box. None for a plugin that keeps nothing per scope."""
+    fields kept for it, each with a "clear" box (a blank field keeps what is stored). None for a plugin
+    that keeps nothing per scope."""
     spec = scoped_fields(plugin)
     if spec is None:
         return None
@@ -171,10 +172,9 @@ def scope_form(plugin, main: str) -> type[forms.Form] | None:
     for name in names:
         attrs[name] = copy.deepcopy(base[name])
         attrs[name].required = False
-        if isinstance(base[name], SecretField):
-            attrs[f"{name}_clear"] = forms.BooleanField(
-                required=False, label=_("Clear its %(field)s") % {"field": base[name].label or name}
-            )
+        attrs[f"{name}_clear"] = forms.BooleanField(
+            required=False, label=_("Clear its %(field)s") % {"field": base[name].label or name}
+        )
     return type("ScopeForm", (forms.Form,), attrs)
 
 
@@ -261,29 +261,33 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         form = form_class(request.POST or None)
         decorate_form(form, {
             **{name: plugin.show_when[name] for name in names},
-            **{f"{name}_clear": plugin.show_when[name] for name in names if f"{name}_clear" in form.fields},
+            **{f"{name}_clear": plugin.show_when[name] for name in names},
         })
         if request.method == "POST" and form.is_valid():
             scope = form.cleaned_data[controller]
             label = dict(form.fields[controller].choices).get(scope, scope)
             cleared = {scoped(name, scope) for name in names if form.cleaned_data.get(f"{name}_clear")}
-            if cleared:
+            if cleared and any(form.cleaned_data.get(name) for name in names):
+                form.add_error(None, _("Either clear values or enter new ones: not both at once."))
+            elif cleared:
                 # Clearing needs no validation: the engine simply has nothing kept (the check warns if listed).
                 kept = scope_secrets(stored_secrets, values, plugin.show_when)
                 obj.set_secrets({key: value for key, value in kept.items() if key not in cleared})
+                obj.values = {key: value for key, value in values.items() if key not in cleared}
                 obj.save()
                 messages.info(request, _("Cleared for %(scope)s.") % {"scope": label})
                 return HttpResponseRedirect(request.path)
-            checked = validate_scope(plugin, scope, request.POST, values, stored_secrets)
-            for field, errors in checked.errors.items():
-                for error in errors:
-                    form.add_error(field if field in form.fields else None, error)
-            if not form.errors:
-                obj.values = checked.stored_values
-                obj.set_secrets(checked.stored_secrets)
-                obj.save()
-                messages.info(request, _("Kept for %(scope)s.") % {"scope": label})
-                return HttpResponseRedirect(request.path)
+            else:
+                checked = validate_scope(plugin, scope, request.POST, values, stored_secrets)
+                for field, errors in checked.errors.items():
+                    for error in errors:
+                        form.add_error(field if field in form.fields else None, error)
+                if not form.errors:
+                    obj.values = checked.stored_values
+                    obj.set_secrets(checked.stored_secrets)
+                    obj.save()
+                    messages.info(request, _("Kept for %(scope)s.") % {"scope": label})
+                    return HttpResponseRedirect(request.path)
         context = {
             **self.admin_site.each_context(request),
             "opts": self.model._meta,
