@@ -1,4 +1,4 @@
-"""The admin's Test page and the API reference in a real headless Chromium."""
+"""The admin's Test and Keys per engine pages and the API reference in a real headless Chromium."""
 from __future__ import annotations
 
 import json
@@ -59,3 +59,40 @@ def test_api_reference_renders_the_settings_api_from_local_files(browser, live_s
         "return Array.from(document.querySelectorAll('script[src], link[href]')).map(e => e.src || e.href)")
     assert sources and all(src.startswith(live_server.url) for src in sources)
     screenshots(browser, "api-reference")
+
+
+def test_keys_per_engine_page_shows_exactly_the_fields_the_chosen_engine_needs(browser, live_server):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    admin = get_user_model().objects.create_superuser("ops", password="pw-ops-123")
+    row = PluginOptions.objects.create(plugin="web_search", values={"engine": "brave"})
+    log_in(browser, live_server, admin)
+    browser.get(live_server.url + reverse("admin:webtools_pluginoptions_scopes", args=[row.pk]))
+    engine = Select(browser.find_element(By.ID, "id_engine"))
+    offered = {option.get_attribute("value") for option in engine.options}
+    assert "brave" not in offered and "duckduckgo" not in offered  # the engine in use; nothing to keep
+
+    def shown() -> set[str]:
+        css = "#scopes-form input[name]:not([type=hidden]), #scopes-form select"
+        fields = browser.find_elements(By.CSS_SELECTOR, css)
+        return {field.get_attribute("name") for field in fields if field.is_displayed()}
+
+    def help_link() -> str:
+        links = browser.find_elements(By.CSS_SELECTOR, "#id_engine-choice a")
+        return links[0].text if links else ""
+
+    expected = {
+        "tavily": {"api_key", "api_key_clear"},
+        "google": {"api_key", "api_key_clear", "cx", "cx_clear"},
+        "searxng": {"base_url", "base_url_clear"},
+        "yacy": {"base_url", "base_url_clear"},
+    }
+    for engine_id, fields in expected.items():
+        engine.select_by_value(engine_id)
+        assert shown() == {"engine", *fields}, engine_id
+    # Where to get a key, for an engine that needs one only.
+    engine.select_by_value("tavily")
+    assert help_link() == "Get a Tavily API key"
+    engine.select_by_value("searxng")
+    assert help_link() == "" and "your own SearXNG instance" in browser.find_element(By.ID, "id_engine-choice").text
