@@ -355,3 +355,11 @@ def test_keys_per_engine_page_refuses_to_clear_and_enter_at_once(client):
     assert stored() == before
     assert not [key for key in KEYS.values() if key in refused.content.decode()]
 
+
+@pytest.mark.django_db
+def test_admin_pages_offer_no_api_key_link_for_engines_that_need_no_key(client):
+    url, scopes = scopes_page(client)
+    for page in (client.get(url).content.decode(), client.get(scopes).content.decode()):
+        assert "Get a Tavily API key" in page and "Free: your own YaCy peer." in page
+        for keyless in ("DuckDuckGo", "SearXNG", "YaCy"):
+            assert f"Get a {keyless} API key" not in page

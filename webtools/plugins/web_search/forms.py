@@ -54,16 +54,17 @@ def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
 
 def engine_field(engines: Sequence[Engine], choices: list, **kwargs: Any) -> forms.ChoiceField:
     """The engine choice, with each engine's key page and pricing note as ``choice_help`` (the settings
-    page shows the chosen engine's)."""
+    page shows the chosen engine's). An engine that needs no key gets no "Get a ... API key" link."""
     field = forms.ChoiceField(label=_("Engine"), choices=choices, **kwargs)
+    keyed = {e.id for e in engines if e.key_url and e.needs_key}
     field.choice_help = {
         e.id: {
             "note": e.pricing,
-            "url": e.key_url if e.needs_key else "",
-            "link": format_lazy(_("Get a {name} API key"), name=e.name),
+            "url": e.key_url if e.id in keyed else "",
+            "link": format_lazy(_("Get a {name} API key"), name=e.name) if e.id in keyed else "",
         }
         for e in engines
-        if e.pricing or (e.key_url and e.needs_key)
+        if e.pricing or e.id in keyed
     }
     return field
 
