@@ -299,3 +299,23 @@ def test_a_per_process_cache_in_production_is_a_warning(settings):
     settings.DEBUG = True
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
     assert check_limits_cache() == []
+
+
+def test_stores_read_the_module_clock_unless_given_one(monkeypatch):
+    from webtools.runtime import limits
+
+    clock = Clock(1_800_000_059.0)
+    monkeypatch.setattr(limits, "wall_clock", clock)
+    store = MemoryStore()
+    counter = Counter(MINUTE, "t:user:1")
+    assert store.reserve(counter, 1) is not None
+    assert store.reserve(counter, 1) is None
+    clock.now += 1  # the next minute
+    assert store.reserve(counter, 1) is not None
+
+
+def test_every_test_starts_early_in_a_minute():
+    from webtools.runtime import limits
+
+    # conftest's clock: without it a test started in a minute's last seconds could see its window change.
+    assert limits.wall_clock() % 60 < 5

@@ -14,8 +14,8 @@ from __future__ import annotations
 import functools
 import logging
 import threading
-import time
 import uuid
+from collections.abc import Callable
 from typing import Any
 
 from django.core.cache import caches
@@ -23,6 +23,7 @@ from django.db import DatabaseError, IntegrityError, connections, transaction
 from django.db.models import F
 
 from . import conf
+from .runtime import limits
 from .runtime.limits import CONCURRENT, DAY, MINUTE, Counter, Usage, minute_window, utc_day
 
 logger = logging.getLogger("webtools.limits")
@@ -57,8 +58,8 @@ def _database(method):
 class DjangoStore:
     """A ``runtime.limits.LimitStore`` over the database and Django's cache."""
 
-    def __init__(self, clock=time.time) -> None:
-        self._clock = clock
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or limits.wall_clock
         self.cache = cache()
         self._owner = threading.get_ident()
 

@@ -23,7 +23,7 @@ import datetime as dt
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
@@ -93,6 +93,12 @@ class LimitStore(Protocol):
         """Count one request sent, for the usage table."""
 
 
+def wall_clock() -> float:
+    """The clock the stores read unless given one: seconds since the epoch (tests set it back to the
+    start of a minute, so that a test's calls never straddle two per-minute windows)."""
+    return time.time()
+
+
 def minute_window(now: float) -> int:
     return int(now // 60)
 
@@ -104,8 +110,8 @@ def utc_day(now: float) -> dt.date:
 class MemoryStore:
     """A ``LimitStore`` in this process's memory: exact across threads, not across processes."""
 
-    def __init__(self, clock=time.time) -> None:
-        self._clock = clock
+    def __init__(self, clock: Callable[[], float] | None = None) -> None:
+        self._clock = clock or wall_clock
         self._lock = threading.Lock()
         self._counts: dict[tuple, int] = {}
         self._slots: dict[str, dict[str, float]] = {}
