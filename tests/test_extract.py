@@ -416,3 +416,31 @@ def test_text_length_counts_a_script_within_a_style_once():
     doc = parse("<html><body><p>visible <style>css</style> text</p></body></html>")
     etree.SubElement(doc.find(".//style"), "script").text = "js"
     assert _text_length(doc) == len("visibletext")
+
+
+# Divs holding text, inline and block elements (and tags that only start like a block's: <pre>, <param>).
+_DIVS = st.lists(st.sampled_from([
+    "<div>", "</div>", "<div>text", "<p>", "</p>", "<span>", "</span>", "<a href='/x'>", "</a>", "<b>", "</b>",
+    "<br>", "<img src='i.png'>", "<ul><li>i</li></ul>", "<pre>code</pre>", "<table><tr><td>c</td></tr></table>",
+    "<dl><dt>t</dt></dl>", "<blockquote>q</blockquote>", "<section>", "</section>", "<object><param></object>",
+    "<i title='<p>'>", "</i>", "<picture>x</picture>", "words", " tail ", "&lt;p&gt;",
+]), max_size=30).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+@given(_DIVS)
+@example("<html><body><div>a<div>b<span>c</span>d<p>e</p>f</div><b>g</b><br>h</div></body></html>")
+@example("<html><body><div>x<span><picture>y</picture></span> z</div></body></html>")
+def test_divs_become_paragraphs_as_readability_itself_makes_them(html):
+    from lxml import etree
+    from readability import Document
+
+    from webtools.plugins.web_fetch.extract.candidates import _Readability
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    doc = parse(html)
+    ours, readabilitys = _Readability(doc), _Readability(doc)
+    ours._html(True)
+    readabilitys._html(True)
+    ours.transform_misused_divs_into_paragraphs()
+    Document.transform_misused_divs_into_paragraphs(readabilitys)
+    assert etree.tostring(ours.html) == etree.tostring(readabilitys.html)

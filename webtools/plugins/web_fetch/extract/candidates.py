@@ -57,12 +57,70 @@ class _Readability(Document):
     def _parse(self, input):
         return copy.deepcopy(input)
 
+    def transform_misused_divs_into_paragraphs(self):
+        """readability's own, but for its first test: whether a ``<div>`` holds block elements (else it
+        becomes a ``<p>``). readability serialises the div's children and searches the markup, so nested
+        divs serialised the page again and again (6% of extraction time); the tags say the same. The
+        rest is readability-lxml 0.9's (a test holds the whole to its own)."""
+        for elem in self.tags(self.html, "div"):
+            if not _holds_block(elem):
+                elem.tag = "p"
+        for elem in self.tags(self.html, "div"):
+            children = list(elem)
+            paragraph = None
+            if elem.text and elem.text.strip():
+                p = lxml.html.fragment_fromstring("<p/>")
+                p.text = elem.text
+                elem.text = None
+                elem.insert(0, p)
+                paragraph = p
+            for child in children:
+                if child.tag == "br":
+                    paragraph = None
+                    continue
+                if child.tag not in _INLINE_TAGS or _BLOCK_MARKUP.search(etree.tounicode(child, method="html")):
+                    paragraph = None
+                    continue
+                if paragraph is None:
+                    paragraph = lxml.html.fragment_fromstring("<p/>")
+                    child.addprevious(paragraph)
+                paragraph.append(child)
+            for pos, child in reversed(list(enumerate(elem))):
+                if child.tail and child.tail.strip():
+                    p = lxml.html.fragment_fromstring("<p/>")
+                    p.text = child.tail
+                    child.tail = None
+                    elem.insert(pos + 1, p)
+                if child.tag == "br":
+                    child.drop_tree()
+
     def get_link_density(self, elem):
         # readability measures text with two regular expressions per call, once per link and once for
         # the element: a third of all extraction time. Collapsing whitespace with split() gives the same
         # lengths (up to rare non-breaking-space runs) at a fraction of the cost.
         links = sum(_collapsed_length(a.text_content()) for a in elem.iterdescendants("a"))
         return links / max(_collapsed_length(elem.text_content()), 1)
+
+
+#: readability's ``divToPElementsRe``: the start of a block element's tag in markup (a prefix: ``<p`` also
+#: finds ``<pre>`` and ``<picture>``), and the inline tags it gathers into paragraphs.
+_BLOCK_MARKUP = readability.readability.REGEXES["divToPElementsRe"]
+_BLOCK_TAG = re.compile(_BLOCK_MARKUP.pattern.removeprefix("<"), re.IGNORECASE)
+_INLINE_TAGS = frozenset({"a", "b", "cite", "code", "em", "font", "i", "small", "span", "strong", "sub", "sup", "u"})
+
+
+def _holds_block(elem: lxml.html.HtmlElement) -> bool:
+    """Whether ``_BLOCK_MARKUP`` finds a tag in the markup of ``elem``'s children: one of their tags or
+    their descendants' starts with a block element's name (text and attributes are escaped there)."""
+    for descendant in elem.iterdescendants():
+        tag = descendant.tag
+        if not isinstance(tag, str):
+            continue  # comments and processing instructions: "<!--", "<?"
+        if not tag.isascii() or tag.startswith("{"):  # written otherwise in markup: ask readability's way
+            return bool(_BLOCK_MARKUP.search(str(b"".join(etree.tostring(s, encoding="utf-8") for s in elem))))
+        if _BLOCK_TAG.match(tag):
+            return True
+    return False
 
 
 def _collapsed_length(text: str) -> int:
