@@ -444,3 +444,22 @@ def test_divs_become_paragraphs_as_readability_itself_makes_them(html):
     ours.transform_misused_divs_into_paragraphs()
     Document.transform_misused_divs_into_paragraphs(readabilitys)
     assert etree.tostring(ours.html) == etree.tostring(readabilitys.html)
+
+
+_CLASS_VALUES = st.lists(st.sampled_from([
+    "hidden", "hide", "d-none", "sr-only", "hidden-xs", "unhidden", "x", " ", "\t", "\n", "\xa0", "\u2003",
+]), max_size=5).map("".join)
+
+
+@given(st.lists(_CLASS_VALUES, max_size=6))
+@example(["a\thidden", "a\xa0hidden", "d-none-md", " sr-only\n"])
+def test_elements_hidden_by_class_are_those_xpaths_class_test_finds(classes):
+    from lxml import etree
+
+    from webtools.plugins.web_fetch.extract.page import HIDDEN_CLASSES, _hidden_by_class, parse
+
+    inner = "".join(f'<div class="{value}"><span class="{value}">t</span></div>' for value in classes)
+    doc = parse(f'<html><head><title class="hidden">t</title></head><body>{inner}</body></html>')
+    xpath = etree.XPath("//body//*[" + " or ".join(
+        f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')" for name in HIDDEN_CLASSES) + "]")
+    assert _hidden_by_class(doc) == xpath(doc)

@@ -25,8 +25,11 @@ WRAPPER_SHARE = 0.5
 HIDDEN_CLASSES = (
     "hidden", "hide", "d-none", "is-hidden", "invisible", "visually-hidden", "sr-only", "screen-reader-text",
 )
-_HIDDEN_CLASS = etree.XPath("//body//*[" + " or ".join(
-    f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')" for name in HIDDEN_CLASSES) + "]")
+#: The class attributes in the body, read by ``_hidden_by_class``: XPath's own test of each class name
+#: (``concat``, ``normalize-space``, eight times an element) was a tenth of extraction time.
+_BODY_CLASSES = etree.XPath("//body//*/@class")
+_HIDDEN_CLASS_NAME = re.compile("|".join(map(re.escape, HIDDEN_CLASSES)))
+_XML_SPACE = re.compile(r"[ \t\r\n]+")  # what XPath's normalize-space() collapses
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _TITLE_SEPARATOR = re.compile(r" [|\-\\/>»–—] ")
 _SCHEMA_ORG = re.compile(r"^https?://schema\.org/?$")
@@ -215,13 +218,20 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
                 element.drop_tree()
         elif element.get("aria-hidden") == "true":
             marked.append(element)
-    marked.extend(_HIDDEN_CLASS(doc))
+    marked.extend(_hidden_by_class(doc))
     if not marked:
         return
     total = _text_length(doc)
     for element in marked:
         if element.getparent() is not None and _text_length(element) < WRAPPER_SHARE * total:
             element.drop_tree()
+
+
+def _hidden_by_class(doc: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
+    """The elements in the body with one of ``HIDDEN_CLASSES`` among their classes, in document order."""
+    hidden = frozenset(HIDDEN_CLASSES)
+    return [value.getparent() for value in _BODY_CLASSES(doc)
+            if _HIDDEN_CLASS_NAME.search(value) and not hidden.isdisjoint(_XML_SPACE.split(value))]
 
 
 def clean(doc: lxml.html.HtmlElement) -> None:
