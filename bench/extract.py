@@ -150,6 +150,8 @@ def load_pages(sets: tuple[str, ...]) -> list[Page]:
         raw = read_text(EXTRACTION_DEV / entry["gold"])
         url = ""
         if name != "dragnet":
+            # cleanportaleval's golds open with a blank line before their "URL:" line.
+            raw = raw.lstrip()
             first = raw.split("\n", 1)[0]
             url = first[4:].strip() if first.startswith("URL:") else ""
             raw = cleaneval_text(raw)
