@@ -7,8 +7,10 @@ Data sets (read in place from ``../shared/corpora``):
 - ``readability``: ``readability-pages/*``, 130 pages; gold is the visible text of ``expected.html``,
   the article Mozilla's Readability.js extracts.
 - ``dragnet``, ``cleanportaleval``, ``cleaneval-dev``: ``extraction-dev/manifest.json`` (1381, 71 and 58
-  pages); gold is the hand-marked main text, CleanEval's ``URL:`` line and ``<p>``/``<h>``/``<l>`` marks
-  stripped.
+  pages); gold is the hand-marked main text, CleanEval's ``URL:`` line, ``<p>``/``<h>``/``<l>`` marks
+  and annotators' ``<!-- notes -->`` stripped. Three pages have no main text marked (cleanportaleval's
+  bbc.co.uk_news_04, "this page contains no article", and _05; cleaneval-dev's 32): no output can score
+  on them, so they are left out of F1, empty and words (they scored 0 for every extractor).
 
 Every fifth page of each set (the 5th, 10th, ... in corpus order) is *kept out*: nothing in the extractor
 is tuned on it, and its figures are printed separately (``kept F1``). For each extractor and set:
@@ -69,6 +71,8 @@ _MD_LINK_URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)")
 _AUTOLINK = re.compile(r"<(https?://[^>\s]+)>")
 _TOKEN = re.compile(r"\w+")
 _CLEANEVAL_MARK = re.compile(r"^\s*<[phl]>", re.MULTILINE)
+#: An annotator's note in a gold file, such as cleanportaleval's "<!-- this page contains no article -->".
+_NOTE = re.compile(r"<!--.*?-->", re.DOTALL)
 
 
 @dataclass
@@ -120,7 +124,7 @@ def cleaneval_text(raw: str) -> str:
     lines = raw.splitlines()
     if lines and lines[0].startswith("URL:"):
         lines = lines[1:]
-    return html_lib.unescape(_CLEANEVAL_MARK.sub("", "\n".join(lines)))
+    return html_lib.unescape(_NOTE.sub("", _CLEANEVAL_MARK.sub("", "\n".join(lines))))
 
 
 def read_text(path: Path) -> str:
@@ -214,6 +218,8 @@ def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
         per_page = {}
         for page in pages:
             text = markdown_text(func(page))
+            if not tokens(page.gold):
+                continue  # no main text marked: any output, even the page's index as it is, would score 0
             score = shingle_f1(text, page.gold)
             scores.append(score)
             (kept if page.kept_out else tuned).append(score)
