@@ -463,3 +463,21 @@ def test_elements_hidden_by_class_are_those_xpaths_class_test_finds(classes):
     xpath = etree.XPath("//body//*[" + " or ".join(
         f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')" for name in HIDDEN_CLASSES) + "]")
     assert _hidden_by_class(doc) == xpath(doc)
+
+
+@needs_corpus
+def test_paragraph_scores_with_link_lengths_read_once_are_readabilitys_own():
+    from readability import Document
+
+    from webtools.plugins.web_fetch.extract.candidates import _Readability
+    from webtools.plugins.web_fetch.extract.page import clean, parse
+
+    for folder in sorted(p for p in CORPUS.iterdir() if p.is_dir())[:20]:
+        doc = parse((folder / "source.html").read_bytes())
+        clean(doc)
+        ours, readabilitys = _Readability(doc), _Readability(doc)
+        ours._html(True)
+        readabilitys._html(True)
+        scores = [c["content_score"] for c in ours.score_paragraphs().values()]
+        assert scores == [c["content_score"] for c in Document.score_paragraphs(readabilitys).values()]
+        assert ours._link_lengths is None  # only while scoring: readability changes the tree afterwards

@@ -94,11 +94,31 @@ class _Readability(Document):
                 if child.tag == "br":
                     child.drop_tree()
 
+    #: While readability scores paragraphs (it changes nothing then), each link's text length, read once:
+    #: the same links are measured again for each enclosing candidate, a paragraph's parent and its
+    #: grandparent.
+    _link_lengths: dict | None = None
+
+    def score_paragraphs(self):
+        self._link_lengths = {}
+        try:
+            return super().score_paragraphs()
+        finally:
+            self._link_lengths = None
+
     def get_link_density(self, elem):
         # readability measures text with two regular expressions per call, once per link and once for
         # the element: a third of all extraction time. Collapsing whitespace with split() gives the same
         # lengths (up to rare non-breaking-space runs) at a fraction of the cost.
-        links = sum(_collapsed_length(a.text_content()) for a in elem.iterdescendants("a"))
+        lengths = self._link_lengths
+        if lengths is None:
+            links = sum(_collapsed_length(a.text_content()) for a in elem.iterdescendants("a"))
+        else:
+            links = 0
+            for a in elem.iterdescendants("a"):
+                if a not in lengths:
+                    lengths[a] = _collapsed_length(a.text_content())
+                links += lengths[a]
         return links / max(_collapsed_length(elem.text_content()), 1)
 
 
