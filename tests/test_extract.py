@@ -237,6 +237,35 @@ def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     assert merged.split("\n\n") == [shared, only_other]
 
 
+MERGE_TIE = """
+from webtools.plugins.web_fetch.extract.choice import merge
+first = "alder birch cedar douglas elm fir ginkgo hazel"
+second = "ivy juniper kauri larch maple nutmeg oak pine"
+only_other = ("A paragraph that only one extractor found, long enough to be prose and free of links, "
+              "placed after the text it follows in that extractor.")
+print(repr(merge(f"{first}\\n\\n{second}", f"{first} {second}\\n\\n{only_other}")))
+"""
+
+
+def test_merge_places_a_block_the_same_way_whatever_the_hash_seed():
+    # The block before only_other shares as many shingles with each base block: a tie, once broken by
+    # the order of a set's items, so the same page came out in different orders from one process to
+    # the next.
+    import os
+    import subprocess
+    import sys
+
+    outputs = {
+        subprocess.run([sys.executable, "-c", MERGE_TIE], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": str(seed)}).stdout
+        for seed in range(8)
+    }
+    assert len(outputs) == 1
+    assert outputs.pop().strip().endswith("pine\\n\\nA paragraph that only one extractor found, long enough to be "
+                                          "prose and free of links, placed after the text it follows in that "
+                                          "extractor.'")
+
+
 # -- the fallback ------------------------------------------------------------------------------------
 
 def test_page_with_text_never_comes_back_empty():

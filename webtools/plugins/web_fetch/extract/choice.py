@@ -141,7 +141,9 @@ def merge(base: str, other: str) -> str:
         if is_shared:
             owners = Counter(owner[s] for s in block.shingles if s in owner)
             if owners:
-                anchor = owners.most_common(1)[0][0]
+                # The base block holding most of it; of two holding as much, the later one (never the
+                # order the set's shingles came in, which changes with the hash seed).
+                anchor = max(owners.items(), key=lambda item: (item[1], item[0]))[0]
         anchors.append(anchor)
     following: list[int | None] = [None] * len(other_blocks)
     for i in range(len(other_blocks) - 2, -1, -1):
