@@ -6,8 +6,6 @@ in the URL). A wrong key is a 401; an account out of searches is a 429 whose ``e
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import (
     COUNTRY,
     FRESHNESS,
@@ -20,7 +18,7 @@ from .base import (
     SearchResult,
     json_text,
 )
-from .serp import SAFE, OrganicResponse, organic
+from .serp import OrganicResponse, google_params, organic
 
 _TIME_PERIOD = {"day": "last_day", "week": "last_week", "month": "last_month", "year": "last_year"}
 
@@ -37,18 +35,9 @@ class SearchApiEngine(Engine):
     max_count = 20
 
     def request(self, search: Search) -> Request:
-        params: dict[str, Any] = {
-            "engine": "google",
-            "q": search.query,
-            "num": search.count,
-            "safe": SAFE[search.safe_search],
-        }
+        params = google_params(search)
         if search.freshness:
             params["time_period"] = _TIME_PERIOD[search.freshness]
-        if search.country:
-            params["gl"] = search.country.lower()
-        if search.language:
-            params["hl"] = search.language
         return Request(
             "GET",
             search.endpoint,

@@ -8,7 +8,7 @@ from typing import Any
 
 from rest_framework import serializers
 
-from .base import OptionalText, SearchResult, Text
+from .base import OptionalText, Search, SearchResult, Text
 
 #: Google's ``tbs`` value for each freshness.
 TBS = {"day": "qdr:d", "week": "qdr:w", "month": "qdr:m", "year": "qdr:y"}
@@ -33,3 +33,15 @@ class OrganicResponse(serializers.Serializer):
 def organic(results: Iterable[Mapping[str, Any]]) -> list[SearchResult]:
     """Validated ``OrganicResult`` entries as search results."""
     return [SearchResult(r["title"], r["link"], r["snippet"] or "", r["date"]) for r in results]
+
+
+def google_params(search: Search) -> dict[str, Any]:
+    """A Google search's query parameters as SerpApi and SearchApi take them (``engine=google``): the
+    query, count, safe search, country and language. Freshness is each API's own parameter."""
+    params: dict[str, Any] = {"engine": "google", "q": search.query, "num": search.count,
+                              "safe": SAFE[search.safe_search]}
+    if search.country:
+        params["gl"] = search.country.lower()
+    if search.language:
+        params["hl"] = search.language
+    return params

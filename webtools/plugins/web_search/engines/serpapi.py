@@ -8,8 +8,6 @@ and an ``error`` saying which.
 
 from __future__ import annotations
 
-from typing import Any
-
 from .base import (
     COUNTRY,
     FRESHNESS,
@@ -22,7 +20,7 @@ from .base import (
     SearchResult,
     json_text,
 )
-from .serp import SAFE, TBS, OrganicResponse, organic
+from .serp import TBS, OrganicResponse, google_params, organic
 
 
 class SerpApiEngine(Engine):
@@ -38,18 +36,9 @@ class SerpApiEngine(Engine):
     max_count = 20
 
     def request(self, search: Search) -> Request:
-        params: dict[str, Any] = {
-            "engine": "google",
-            "q": search.query,
-            "num": search.count,
-            "safe": SAFE[search.safe_search],
-        }
+        params = google_params(search)
         if search.freshness:
             params["tbs"] = TBS[search.freshness]
-        if search.country:
-            params["gl"] = search.country.lower()
-        if search.language:
-            params["hl"] = search.language
         params[self.key_param] = search.api_key
         return Request("GET", search.endpoint, headers={"Accept": "application/json"}, params=params)
 
