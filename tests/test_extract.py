@@ -266,6 +266,51 @@ def test_merge_places_a_block_the_same_way_whatever_the_hash_seed():
                                           "extractor.'")
 
 
+# -- the lead: what lies between the headline and the article's body --------------------------------
+
+def _post(between: str) -> str:
+    """A post as portals write it: headline, byline and share links, then ``between``, then the post's
+    body in a container of its own, which is what both extractors take for the article."""
+    body = "".join(f"<p>{PROSE.replace('Tidal', word)}</p>" for word in ("Tidal", "Lunar", "Solar"))
+    return ("<html><head><title>Why the tides come twice a day | Ocean TV</title></head><body>"
+            "<div id='content'><h1>Why the tides come twice a day</h1>"
+            "<div class='byline'><a href='/author/ann'>Ann Lee</a> 10:44 AM on 04/06/2013</div>"
+            "<ul class='share'><li><a href='/s?x'>Twitter</a></li><li><a href='/s?f'>Facebook</a></li></ul>"
+            f"{between}<div class='post'><div class='entry-content'>{body}</div></div></div></body></html>")
+
+
+VIDEO = ("<div class='video'><object type='application/x-shockwave-flash' data='/player.swf'>"
+         "<param name='movie' value='/player.swf'><div class='caption-box'><p class='caption'>VIDEO_DESCRIPTION "
+         "Ann Lee and the <a href='/people/harbour-master'>harbour master</a> explain on the quay why most "
+         "coasts see two high tides a day.</p></div></object></div>")
+
+
+def test_the_lead_between_the_headline_and_the_body_comes_first():
+    # Both extractors take the post's body and miss the description of the video the post is about.
+    title, text = extract(_post(VIDEO), "https://ocean.test/2013/04/06/tides/")
+    blocks_ = text.split("\n\n")
+    assert title == "Why the tides come twice a day"
+    assert blocks_[0].startswith("VIDEO_DESCRIPTION Ann Lee and the [harbour master]"
+                                 "(https://ocean.test/people/harbour-master) explain")
+    assert blocks_[1].startswith("Tidal forces stretch")
+    assert text.count("VIDEO_DESCRIPTION") == 1
+    for chrome in ("Twitter", "10:44 AM", "Why the tides come twice a day"):
+        assert chrome not in text
+
+
+@pytest.mark.parametrize("between", [
+    # An author's biography, then a date line: the bio is not right before the body.
+    "<div class='author-box'><p>AUTHOR_BIO Ann Lee is the coast editor of Ocean TV and has written for many "
+    "papers about harbours, boats, fishing and the weather of the northern seas.</p><p>posted 5 mins ago</p></div>",
+    # A list of the site's top stories under a heading of its own.
+    "<div class='top'><h2>Our top stories</h2><ul><li>AUTHOR_BIO The harbour master explains the spring tides "
+    "of this month to the crews of the fishing boats at the quay</li></ul></div>",
+])
+def test_what_is_not_right_before_the_body_or_not_prose_is_not_a_lead(between):
+    _, text = extract(_post(between), "https://ocean.test/2013/04/06/tides/")
+    assert text.startswith("Tidal forces stretch") and "AUTHOR_BIO" not in text
+
+
 # -- the fallback ------------------------------------------------------------------------------------
 
 def test_page_with_text_never_comes_back_empty():

@@ -6,7 +6,8 @@ One entry point, ``extract()``, in stages (one module each):
 2. ``metadata``: the publication date, author and language the page states.
 3. ``candidates``: trafilatura's main text (on the page without hidden elements) and readability-lxml's
    (on the page without scripts, navigation and forms too).
-4. ``choice``: the two merged block by block, by agreement and text density.
+4. ``choice``: the two merged block by block, by agreement and text density; then the article's lead
+   (what lies between its headline and its body, which both extractors miss) from the whole page.
 5. When the merge is empty, or readability found nothing and trafilatura little (a page without an
    article: an index, a list of links), the whole cleaned page is used instead; when cleaning left no
    text, trafilatura's candidate, else the page's bare text. A page with text never comes back empty.
@@ -21,7 +22,7 @@ from lxml import etree
 from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
-from .choice import merge, words
+from .choice import lead_region, merge, with_lead, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
@@ -119,8 +120,14 @@ def extract(
     deadline.check()
     text = merge(article, traf)
     count = len(words(text))
+    deadline.check()
     if count == 0 or (count < MIN_ARTICLE_WORDS and not words(article)):
-        deadline.check()
         absolutize(body, base)
         text = _markdown(body, **options)
+    else:
+        region = lead_region(body, title, text)
+        if region is not None:
+            # The article's surroundings, headline kept, to find its lead (see ``choice.with_lead``).
+            absolutize(region, base)
+            text = with_lead(text, _markdown(region, **{**options, "title": None}), title)
     return Extraction(title, text, metadata)

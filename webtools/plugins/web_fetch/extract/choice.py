@@ -12,6 +12,10 @@ A block is a paragraph, heading, list, table or code block of Markdown. The *bas
 
 The other candidate's blocks kept by these rules that the base lacks are inserted after the base block
 that holds the other's previous shared block, so they appear where that extractor found them.
+
+Both extractors look for the article's body and miss what sits between its headline and its body: the
+standfirst, a video's description above a video post, a byline line. ``with_lead`` adds it back from the
+whole cleaned page (see there).
 """
 from __future__ import annotations
 
@@ -19,6 +23,8 @@ import re
 from collections import Counter
 from collections.abc import Set
 from dataclasses import dataclass
+
+from .page import similar
 
 COVERED = 0.5
 PROSE_WORDS = 15
@@ -28,6 +34,12 @@ _WORD = re.compile(r"\w+")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
 _URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)|<https?://[^>\s]+>")
 _FENCE = re.compile(r"^(```|~~~)")
+#: A block that is a heading, a list or a table in Markdown: not a lead's prose.
+_NOT_PROSE_BLOCK = re.compile(r"#|[-*+] |\d+[.)] |\|")
+#: How many of the article's first words ``with_lead`` looks for in the page.
+LEAD_NEEDLE_WORDS = 8
+#: The headline's Markdown: a heading of level 1 or 2, as the writer drops it (``markdown._Writer``).
+_HEADLINE = re.compile(r"#{1,2} ")
 
 
 @dataclass
@@ -163,3 +175,83 @@ def merge(base: str, other: str) -> str:
             out.append(block.markdown)
         out.extend(inserts.get(i, ()))
     return "\n\n".join(out)
+
+
+def _first_words(text: str) -> str:
+    """The first ``LEAD_NEEDLE_WORDS`` words of ``text``, spaced as ``_spaced`` writes them."""
+    return f" {' '.join(words(text[:2000])[:LEAD_NEEDLE_WORDS])} "
+
+
+def _spaced(tokens: list[str]) -> str:
+    return f" {' '.join(tokens)} "
+
+
+def _element_words(element) -> list[str]:
+    """The words of an element's text, its text nodes apart (``text_content()`` runs a paragraph's last
+    word into the next one's first when no space is between their tags)."""
+    return words(" ".join(element.itertext()))
+
+
+def lead_region(body, title: str | None, text: str):
+    """Where ``with_lead`` looks for the lead, or None when it would find none: the smallest element
+    around the headline (a level 1 or 2 heading like ``title``) that also holds the first words of
+    ``text``. None when the page has no such headline, or fewer than ``PROSE_WORDS`` words lie between
+    it and the article (no room for a prose block): the Markdown of the region is written only then."""
+    if not title:
+        return None
+    needle = _first_words(text)
+    if not needle.strip():
+        return None
+    for heading in body.iter("h1", "h2"):
+        if not similar(title, heading.text_content()):
+            break
+        headline = _spaced(_element_words(heading))
+        for ancestor in heading.iterancestors():
+            spaced = _spaced(_element_words(ancestor))
+            found = spaced.find(needle)
+            if found >= 0:
+                after = spaced.find(headline)
+                if after < 0 or after + len(headline) > found + 1:
+                    return None
+                gap = spaced[after + len(headline) - 1:found + 1].split()
+                return ancestor if len(gap) >= PROSE_WORDS else None
+        return None
+    return None
+
+
+def with_lead(text: str, page: str, title: str | None) -> str:
+    """``text`` (the merged article) with its lead before it: the prose blocks of ``page`` (Markdown of
+    the article's surroundings, its headline kept) that come after the headline (a level 1 or 2 heading
+    like ``title``) and right before the block where ``text``'s first words are.
+
+    Only the blocks right before the article's first words count, each prose (``Block.prose``: not a
+    list, a heading or a table, not thick with links): a byline, a date, share buttons or a heading
+    between them ends the lead, so an author's biography, a list of top stories or a sidebar placed
+    between the headline and the article in the page's source is left out. ``text`` is returned as it
+    is when the page has no such headline, or the article's first words are not found after it."""
+    if not title:
+        return text
+    needle = _first_words(text)
+    page_blocks = _split(page)
+    headline = next((i for i, block in enumerate(page_blocks)
+                     if _HEADLINE.match(block) and similar(title, block.lstrip("#"))), None)
+    if headline is None or not needle.strip():
+        return text
+    following = page_blocks[headline + 1:]
+    tokens = [words(block) for block in following]
+    spaced = _spaced([token for block in tokens for token in block])
+    found = spaced.find(needle)
+    if found < 0:
+        return text
+    # The block the needle starts in: the one holding the word after the ``before`` words ahead of it.
+    before, start = len(spaced[:found].split()), 0
+    while start < len(tokens) and before >= len(tokens[start]):
+        before -= len(tokens[start])
+        start += 1
+    lead: list[str] = []
+    for markdown in reversed(following[:start]):
+        block = next(iter(blocks(markdown)), None)
+        if block is None or not block.prose() or _NOT_PROSE_BLOCK.match(markdown):
+            break
+        lead.append(markdown)
+    return "\n\n".join([*reversed(lead), text]) if lead else text
