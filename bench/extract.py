@@ -10,7 +10,9 @@ Data sets (read in place from ``../shared/corpora``):
   pages); gold is the hand-marked main text, CleanEval's ``URL:`` line, ``<p>``/``<h>``/``<l>`` marks
   and annotators' ``<!-- notes -->`` stripped. Three pages have no main text marked (cleanportaleval's
   bbc.co.uk_news_04, "this page contains no article", and _05; cleaneval-dev's 32): no output can score
-  on them, so they are left out of F1, empty and words (they scored 0 for every extractor).
+  on them, so they are left out of F1, empty and words (they scored 0 for every extractor). Nor can any
+  output score on a page whose HTML has no text in its body (dragnet's R427 is a server's "ERROR" page
+  with an empty body, its gold another page's article): such pages are left out too.
 
 Every fifth page of each set (the 5th, 10th, ... in corpus order) is *kept out*: nothing in the extractor
 is tuned on it, and its figures are printed separately (``kept F1``). For each extractor and set:
@@ -49,8 +51,10 @@ import tracemalloc
 import warnings
 from collections import Counter
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 
+import lxml.etree
 import lxml.html
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,10 +88,27 @@ class Page:
     url: str
     kept_out: bool
 
+    @cached_property
+    def scorable(self) -> bool:
+        """Whether an output can score: the gold marks main text and the page has text outside its head
+        (decoded as web_fetch decodes it; lxml alone misreads pages that misdeclare their charset)."""
+        from webtools.plugins.web_fetch.extract import decode
 
-def visible_text(html: str) -> str:
-    doc = lxml.html.fromstring(html)
-    for bad in doc.xpath("//script|//style"):
+        if not tokens(self.gold):
+            return False
+        html = re.sub(r"^\s*<\?xml[^>]*\?>", "", decode(self.html, html=True), count=1)
+        try:
+            doc = lxml.html.document_fromstring(html)
+        except (lxml.etree.ParserError, ValueError):
+            return False
+        for head in doc.findall("head"):
+            head.drop_tree()
+        return bool(tokens(visible_text(doc)))
+
+
+def visible_text(html: str | lxml.html.HtmlElement) -> str:
+    doc = lxml.html.fromstring(html) if isinstance(html, str) else html
+    for bad in doc.xpath(".//script|.//style"):
         bad.drop_tree()
     return " ".join(" ".join(doc.itertext()).split())
 
@@ -218,8 +239,8 @@ def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
         per_page = {}
         for page in pages:
             text = markdown_text(func(page))
-            if not tokens(page.gold):
-                continue  # no main text marked: any output, even the page's index as it is, would score 0
+            if not page.scorable:
+                continue  # no main text marked, or no text in the page: no output can score
             score = shingle_f1(text, page.gold)
             scores.append(score)
             (kept if page.kept_out else tuned).append(score)
