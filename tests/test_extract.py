@@ -555,3 +555,34 @@ def test_paragraph_scores_with_link_lengths_read_once_are_readabilitys_own():
         scores = [c["content_score"] for c in ours.score_paragraphs().values()]
         assert scores == [c["content_score"] for c in Document.score_paragraphs(readabilitys).values()]
         assert ours._link_lengths is None  # only while scoring: readability changes the tree afterwards
+
+
+# Links as pages write them: relative, absolute, to another host, without a scheme, malformed, odd.
+_HREFS = st.sampled_from([
+    "/a", "b/c", "../d?e=f", "#top", "?q=1", "//other.test/x", "http://other.test/y", "https://t.test/z",
+    "other.test/w", "mailto:x@t.test", "javascript:void(0)", "{template}", "http://[::1", "http://[x", " /s ",
+    "", "a b", "é/ü", "data:,x", "ftp://t.test/f",
+])
+_BASES = st.sampled_from([
+    "https://t.test/dir/page.html", "http://t.test", "https://t.test:8080/a/b/", "http://[bad", "", "t.test/x",
+])
+
+
+@given(st.lists(_HREFS, min_size=1, max_size=8), _BASES)
+@example(["/a", "http://[::1", "{t}"], "http://[bad")
+def test_trafilaturas_links_resolved_afterwards_are_those_it_resolves_itself(hrefs, base):
+    from lxml import etree
+    from trafilatura import bare_extraction
+
+    from webtools.plugins.web_fetch.extract.candidates import _resolve_links
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    links = " ".join(f'<a href="{href}">link {n}</a>' for n, href in enumerate(hrefs))
+    doc = parse(f"<html><body><article><p>{PROSE} {links} {PROSE}</p><p>{PROSE}</p></article></body></html>")
+    options = dict(fast=True, include_comments=False, include_tables=True, include_images=False,
+                   include_formatting=True, include_links=True, with_metadata=False, output_format="xml")
+    trafilaturas = bare_extraction(doc, url=base or None, **options).body
+    ours = bare_extraction(doc, url=None, **options).body
+    _resolve_links(ours, base)
+    assert sum(1 for ref in ours.iter("ref") if ref.get("target")) == sum(1 for href in hrefs if href)
+    assert etree.tostring(ours) == etree.tostring(trafilaturas)
