@@ -143,10 +143,10 @@ def merge(base: str, other: str) -> str:
     base_text, other_text = f" {' '.join(base_words)} ", f" {' '.join(other_words)} "
     keep = _interior([_covered(b, other_set, other_text) or b.prose() for b in base_blocks], base_blocks)
     shared = [_covered(b, base_set, base_text) for b in other_blocks]
+    # Each shingle's first base block: filled from the last block back, so that earlier ones overwrite.
     owner: dict[tuple, int] = {}
-    for i, block in enumerate(base_blocks):
-        for shingle in block.shingles:
-            owner.setdefault(shingle, i)
+    for i in range(len(base_blocks) - 1, -1, -1):
+        owner.update(dict.fromkeys(base_blocks[i].shingles, i))
     # Where each of the other's blocks would go: after the base block holding its last shared block.
     anchors, anchor = [], -1
     for block, is_shared in zip(other_blocks, shared):
