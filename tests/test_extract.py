@@ -586,3 +586,16 @@ def test_trafilaturas_links_resolved_afterwards_are_those_it_resolves_itself(hre
     _resolve_links(ours, base)
     assert sum(1 for ref in ours.iter("ref") if ref.get("target")) == sum(1 for href in hrefs if href)
     assert etree.tostring(ours) == etree.tostring(trafilaturas)
+
+
+@given(st.text(alphabet=" \t\n\r\xa0\u3000x.é\x01", max_size=40))
+@example("a  b\t\tc \t d\n  e  \n\n\t f")
+def test_markdown_tidy_collapses_the_spaces_the_plain_look_behind_finds(text):
+    import re
+
+    from webtools.plugins.web_fetch.extract.markdown import _MULTI_SPACE, _tidy
+
+    plain = re.compile(r"(?<=\S)[ \t]{2,}")  # the expression as first written: the reference
+    assert _MULTI_SPACE.sub(" ", text) == plain.sub(" ", text)
+    lines = "\n".join(line.strip() for line in plain.sub(" ", text).split("\n"))
+    assert _tidy(text) == re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n\n", lines).strip()

@@ -36,7 +36,10 @@ _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 _SPACE = re.compile(r"\s+")
 _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
-_MULTI_SPACE = re.compile(r"(?<=\S)[ \t]{2,}")
+#: Two or more spaces or tabs after a visible character. Written to start with a space or tab (re then
+#: skips to one): as ``(?<=\S)[ \t]{2,}`` it tried the look-behind at every character, and was most of
+#: the writer's clean-up time.
+_MULTI_SPACE = re.compile(r"[ \t](?<=\S[ \t])[ \t]+")
 #: Indentation of list items' continuation lines, kept apart from the page's own spaces until the end.
 _INDENT = "\x01"
 
@@ -257,7 +260,8 @@ def _chomp(text: str) -> tuple[str, str, str]:
 
 def _tidy(text: str) -> str:
     """Spaces collapsed within lines, lines trimmed, at most one blank line between blocks."""
-    text = _MULTI_SPACE.sub(" ", text)
+    if "  " in text or "\t" in text:
+        text = _MULTI_SPACE.sub(" ", text)
     text = "\n".join(line.strip() for line in text.split("\n"))
     return _BLANK_LINES.sub("\n\n", text).strip()
 
