@@ -599,3 +599,22 @@ def test_markdown_tidy_collapses_the_spaces_the_plain_look_behind_finds(text):
     assert _MULTI_SPACE.sub(" ", text) == plain.sub(" ", text)
     lines = "\n".join(line.strip() for line in plain.sub(" ", text).split("\n"))
     assert _tidy(text) == re.sub(r"\n[ \t]*(?:\n[ \t]*)+", "\n\n", lines).strip()
+
+
+def test_readability_describes_nodes_for_its_debug_log_only_when_that_log_is_on(caplog):
+    import logging
+
+    import readability.debug
+
+    from webtools.plugins.web_fetch.extract.candidates import readability_article
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    url = "https://t.test/a.html"
+    doc = parse(f"<html><body><div><p>{PROSE}</p><p>{PROSE}</p></div></body></html>")
+    readability.debug.uids, readability.debug.uids_document = {}, None
+    assert PROSE[:30] in readability_article(doc, url, url).text_content()
+    assert readability.debug.uids == {}  # no node described: none (nor its tree) kept alive
+    with caplog.at_level(logging.DEBUG, logger="readability.readability"):
+        readability_article(doc, url, url)
+    assert "Branch 1" in caplog.text and "body#readabilityBody>div{01} link density" in caplog.text
+    assert readability.debug.uids

@@ -17,7 +17,7 @@ import readability.readability
 from lxml import etree
 from readability import Document
 
-from .page import absolutize
+from .page import ELEMENT_CLASSES, absolutize
 
 logger = logging.getLogger("webtools.web_fetch")
 
@@ -50,6 +50,30 @@ readability_original_clean = readability.readability.clean
 readability.readability.clean = readability_clean
 
 
+def _only_when_logged(describe):
+    """One of readability's descriptions of a node for its debug log, made only when that log is on.
+
+    readability formats each debug message before the logger drops it, describing every paragraph it
+    scores and every element it sanitizes; and its ``describe()`` keeps each node it described (so the
+    last page's tree) alive until it describes another page's."""
+    def described(*args, **kwargs):
+        return describe(*args, **kwargs) if readability.readability.log.isEnabledFor(logging.DEBUG) else ""
+    return described
+
+
+readability.readability.describe = _only_when_logged(readability.readability.describe)
+readability.readability.text_content = _only_when_logged(readability.readability.text_content)
+
+
+def _html_parser() -> etree.HTMLParser:
+    """lxml.html's parser (its own options) with our element class lookup (see ``page.ELEMENT_CLASSES``),
+    for trafilatura's body parsed again from markup: the Markdown writer walks every element of it.
+    (readability's article gains nothing from it: lxml.html moves it into a parent of its own.)"""
+    parser = lxml.html.HTMLParser()
+    parser.set_element_class_lookup(ELEMENT_CLASSES)
+    return parser
+
+
 class _Readability(Document):
     """readability-lxml on a tree we already parsed and cleaned, copied for each of its passes (it
     mutates the tree it works on and retries on the result otherwise)."""
@@ -69,7 +93,7 @@ class _Readability(Document):
             children = list(elem)
             paragraph = None
             if elem.text and elem.text.strip():
-                p = lxml.html.fragment_fromstring("<p/>")
+                p = elem.makeelement("p")
                 p.text = elem.text
                 elem.text = None
                 elem.insert(0, p)
@@ -82,12 +106,12 @@ class _Readability(Document):
                     paragraph = None
                     continue
                 if paragraph is None:
-                    paragraph = lxml.html.fragment_fromstring("<p/>")
+                    paragraph = elem.makeelement("p")
                     child.addprevious(paragraph)
                 paragraph.append(child)
             for pos, child in reversed(list(enumerate(elem))):
                 if child.tail and child.tail.strip():
-                    p = lxml.html.fragment_fromstring("<p/>")
+                    p = elem.makeelement("p")
                     p.text = child.tail
                     child.tail = None
                     elem.insert(pos + 1, p)
@@ -209,7 +233,7 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
         for name in [n for n in el.attrib if n not in keep]:
             del el.attrib[name]
     body.tag = "div"
-    return lxml.html.fromstring(etree.tostring(body, encoding="unicode"))
+    return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
 
 
 def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.HtmlElement | None:
