@@ -23,6 +23,7 @@ import re
 from collections import Counter
 from collections.abc import Set
 from dataclasses import dataclass
+from itertools import chain
 
 from .page import similar
 
@@ -40,6 +41,8 @@ _NOT_PROSE_BLOCK = re.compile(r"#|[-*+] |\d+[.)] |\|")
 LEAD_NEEDLE_WORDS = 8
 #: The headline's Markdown: a heading of level 1 or 2, as the writer drops it (``markdown._Writer``).
 _HEADLINE = re.compile(r"#{1,2} ")
+#: Where a URL (``_URL``) opens a parenthesis of its own: the only part of it that may hold a line break.
+_NESTED_URL = re.compile(r"\]\([^()\s]*\(")
 
 
 @dataclass
@@ -99,10 +102,11 @@ def blocks(markdown: str) -> list[Block]:
 def _text_words_and_shingles(markdown: str, blocks_: list[Block]) -> tuple[list[str], Set]:
     """``words(markdown)`` and its shingles, from its blocks': the same words in the same order, unless
     a link's URL runs across a blank line (then they are read again from the text)."""
-    if any("\n" in m.group() for m in _URL.finditer(markdown)):
+    # Only a parenthesis within a URL holds a line break: most texts have none, and are not searched.
+    if _NESTED_URL.search(markdown) and any("\n" in m.group() for m in _URL.finditer(markdown)):
         tokens = words(markdown)
         return tokens, _shingles(tokens)
-    tokens = [token for block in blocks_ for token in block.tokens]
+    tokens = list(chain.from_iterable(block.tokens for block in blocks_))
     if len(tokens) < 4:
         return tokens, frozenset([tuple(tokens)])
     # A block's own shingles, and those that run across its end into the next blocks.
