@@ -618,3 +618,24 @@ def test_readability_describes_nodes_for_its_debug_log_only_when_that_log_is_on(
         readability_article(doc, url, url)
     assert "Branch 1" in caplog.text and "body#readabilityBody>div{01} link density" in caplog.text
     assert readability.debug.uids
+
+
+@given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.text(alphabet=" \t\n\xa0x\u2028", max_size=12))
+def test_markdown_collapses_whitespace_as_the_expression_does(text):
+    import re
+
+    from webtools.plugins.web_fetch.extract.markdown import _collapse
+
+    assert _collapse(text) == re.sub(r"\s+", " ", text)
+
+
+def test_the_only_printable_whitespace_is_the_space():
+    # What _collapse's shortcut rests on, checked for every code point of this Python's Unicode.
+    import re
+    import sys
+
+    space = re.compile(r"\s")
+    for point in range(sys.maxunicode + 1):
+        char = chr(point)
+        assert bool(space.match(char)) == char.isspace()
+        assert not (char.isspace() and char.isprintable()) or char == " "
