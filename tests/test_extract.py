@@ -639,3 +639,12 @@ def test_the_only_printable_whitespace_is_the_space():
         char = chr(point)
         assert bool(space.match(char)) == char.isspace()
         assert not (char.isspace() and char.isprintable()) or char == " "
+
+
+@given(st.lists(st.sampled_from(["a", "b", "ab", "é", "1", "x_y"]), max_size=9))
+def test_shingles_are_the_runs_of_four_words_each_as_one_string(tokens):
+    runs = {tuple(s.split(" ")) for s in _shingles(tokens)}
+    if len(tokens) < 4:
+        assert runs == {tuple(tokens) or ("",)}
+    else:
+        assert runs == set(zip(tokens, tokens[1:], tokens[2:], tokens[3:]))

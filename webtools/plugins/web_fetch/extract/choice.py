@@ -83,9 +83,12 @@ def words(markdown: str) -> list[str]:
 
 
 def _shingles(tokens: list[str]) -> frozenset:
+    """The text's runs of 4 words, each as one string (its words and spaces: words hold no space); a text
+    of fewer words is one run. Strings, not tuples: their hash is kept, and they cost the collector
+    nothing."""
     if len(tokens) < 4:
-        return frozenset([tuple(tokens)])
-    return frozenset(zip(tokens, tokens[1:], tokens[2:], tokens[3:]))
+        return frozenset([" ".join(tokens)])
+    return frozenset(map(" ".join, zip(tokens, tokens[1:], tokens[2:], tokens[3:])))
 
 
 def blocks(markdown: str) -> list[Block]:
@@ -108,20 +111,20 @@ def _text_words_and_shingles(markdown: str, blocks_: list[Block]) -> tuple[list[
         return tokens, _shingles(tokens)
     tokens = list(chain.from_iterable(block.tokens for block in blocks_))
     if len(tokens) < 4:
-        return tokens, frozenset([tuple(tokens)])
+        return tokens, frozenset([" ".join(tokens)])
     # A block's own shingles, and those that run across its end into the next blocks.
     shingles = set().union(*(b.shingles for b in blocks_ if b.words >= 4))
     end = 0
     for block in blocks_:
         start, end = end, end + block.words
         for i in range(max(start, end - 3), min(end, len(tokens) - 3)):
-            shingles.add(tuple(tokens[i:i + 4]))
+            shingles.add(" ".join(tokens[i:i + 4]))
     return tokens, shingles
 
 
 def _covered(block: Block, other: frozenset, other_text: str) -> bool:
     if block.words < 4:  # too short for shingles: the same words in a row
-        return f" {' '.join(next(iter(block.shingles)))} " in other_text
+        return f" {next(iter(block.shingles))} " in other_text
     return len(block.shingles & other) >= COVERED * len(block.shingles)
 
 
@@ -148,7 +151,7 @@ def merge(base: str, other: str) -> str:
     keep = _interior([_covered(b, other_set, other_text) or b.prose() for b in base_blocks], base_blocks)
     shared = [_covered(b, base_set, base_text) for b in other_blocks]
     # Each shingle's first base block: filled from the last block back, so that earlier ones overwrite.
-    owner: dict[tuple, int] = {}
+    owner: dict[str, int] = {}
     for i in range(len(base_blocks) - 1, -1, -1):
         owner.update(dict.fromkeys(base_blocks[i].shingles, i))
     # Where each of the other's blocks would go: after the base block holding its last shared block.
