@@ -268,12 +268,12 @@ def test_merge_places_a_block_the_same_way_whatever_the_hash_seed():
 
 # -- the lead: what lies between the headline and the article's body --------------------------------
 
-def _post(between: str) -> str:
+def _post(between: str, before: str = "") -> str:
     """A post as portals write it: headline, byline and share links, then ``between``, then the post's
     body in a container of its own, which is what both extractors take for the article."""
     body = "".join(f"<p>{PROSE.replace('Tidal', word)}</p>" for word in ("Tidal", "Lunar", "Solar"))
     return ("<html><head><title>Why the tides come twice a day | Ocean TV</title></head><body>"
-            "<div id='content'><h1>Why the tides come twice a day</h1>"
+            f"{before}<div id='content'><h1>Why the tides come twice a day</h1>"
             "<div class='byline'><a href='/author/ann'>Ann Lee</a> 10:44 AM on 04/06/2013</div>"
             "<ul class='share'><li><a href='/s?x'>Twitter</a></li><li><a href='/s?f'>Facebook</a></li></ul>"
             f"{between}<div class='post'><div class='entry-content'>{body}</div></div></div></body></html>")
@@ -285,9 +285,11 @@ VIDEO = ("<div class='video'><object type='application/x-shockwave-flash' data='
          "coasts see two high tides a day.</p></div></object></div>")
 
 
-def test_the_lead_between_the_headline_and_the_body_comes_first():
+@pytest.mark.parametrize("before", ["", "<div class='site'><h2>Ocean TV</h2><h1>Shows</h1></div>"])
+def test_the_lead_between_the_headline_and_the_body_comes_first(before):
     # Both extractors take the post's body and miss the description of the video the post is about.
-    title, text = extract(_post(VIDEO), "https://ocean.test/2013/04/06/tides/")
+    # Headings before the headline (the site's name, a section's) are not the headline.
+    title, text = extract(_post(VIDEO, before), "https://ocean.test/2013/04/06/tides/")
     blocks_ = text.split("\n\n")
     assert title == "Why the tides come twice a day"
     assert blocks_[0].startswith("VIDEO_DESCRIPTION Ann Lee and the [harbour master]"

@@ -211,7 +211,7 @@ def lead_region(body, title: str | None, text: str):
         return None
     for heading in body.iter("h1", "h2"):
         if not similar(title, heading.text_content()):
-            break
+            continue
         headline = _spaced(_element_words(heading))
         for ancestor in heading.iterancestors():
             spaced = _spaced(_element_words(ancestor))
