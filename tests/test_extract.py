@@ -313,6 +313,49 @@ def test_what_is_not_right_before_the_body_or_not_prose_is_not_a_lead(between):
     assert text.startswith("Tidal forces stretch") and "AUTHOR_BIO" not in text
 
 
+def test_merge_of_two_different_texts_is_the_one_apart_chooses():
+    from webtools.plugins.web_fetch.extract.choice import merge
+
+    post = "Human bowling ball: this plays with your right brain in a big way, says the shop."
+    bio = ("I live. I learn. I teach. And 140 characters on Twitter is limiting. Here I share and celebrate "
+           "my creativity and the creativity of others.")
+    offered = []
+    assert merge(post, bio, apart=lambda candidates: offered.append(candidates) or candidates[0]) == post
+    assert offered == [[post, bio]]
+    # Without a choice, or when apart chooses none, both are kept as before (the other's first).
+    assert merge(post, bio) == merge(post, bio, apart=lambda candidates: None) == f"{bio}\n\n{post}"
+    # Candidates that share a shingle are merged without asking.
+    assert merge(post, f"{post}\n\n{bio}", apart=lambda candidates: pytest.fail("asked")).startswith(post)
+
+
+@pytest.mark.parametrize("tail", ["", "<h2>Human bowling ball</h2><p>COPY the headline again, then a bio.</p>"])
+def test_of_two_different_texts_the_one_after_the_headline_is_chosen(tail):
+    import lxml.html
+
+    from webtools.plugins.web_fetch.extract.choice import nearest_after_headline
+
+    body = lxml.html.fromstring(
+        "<body><div id='side'><p>I live. I learn. I teach.</p></div><h2>Shop</h2><h1>Human bowling ball</h1>"
+        f"<p>via shop.test</p><p>This plays with your right brain in a big way.</p>{tail}</body>")
+    post, bio = "via [shop.test](http://shop.test/)\n\nThis plays with your right brain", "I live. I learn. I teach."
+    assert nearest_after_headline(body, "Human bowling ball", [bio, post]) == post
+    assert nearest_after_headline(body, "Another headline altogether", [bio, post]) is None
+    assert nearest_after_headline(body, "Human bowling ball", [bio]) is None
+
+
+@needs(EXTRACTION_DEV)
+@pytest.mark.parametrize("page, post, column", [
+    ("312", "This plays with your right brain in a big way", "I live. I learn. I teach."),
+    ("109", "Repurposing food as art is creative", "I live. I learn. I teach."),
+])
+def test_a_short_post_beside_a_column_comes_back_without_the_column(page, post, column):
+    # Real pages (dragnet's): readability finds the short post, trafilatura the author's column beside
+    # it; they share no words, and merging gave both (or, where the post is under 15 words, the column).
+    html = gzip.decompress((EXTRACTION_DEV / "dragnet" / f"{page}.html.gz").read_bytes())
+    _, text = extract(html, "https://page.test/")
+    assert post in text and column not in text
+
+
 # -- the fallback ------------------------------------------------------------------------------------
 
 def test_page_with_text_never_comes_back_empty():

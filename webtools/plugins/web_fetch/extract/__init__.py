@@ -22,7 +22,7 @@ from lxml import etree
 from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
-from .choice import lead_region, merge, with_lead, words
+from .choice import lead_region, merge, nearest_after_headline, with_lead, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
@@ -118,7 +118,8 @@ def extract(
     if size <= MAX_READABILITY_ELEMENTS:
         article = _markdown(readability_article(doc, url, base), **options)
     deadline.check()
-    text = merge(article, traf)
+    # Two different texts: the one that follows the headline, not both.
+    text = merge(article, traf, apart=lambda candidates: nearest_after_headline(body, title, candidates))
     count = len(words(text))
     deadline.check()
     if count == 0 or (count < MIN_ARTICLE_WORDS and not words(article)):

@@ -13,6 +13,9 @@ A block is a paragraph, heading, list, table or code block of Markdown. The *bas
 The other candidate's blocks kept by these rules that the base lacks are inserted after the base block
 that holds the other's previous shared block, so they appear where that extractor found them.
 
+Two candidates that share no 4-word shingle are two different texts: the one that follows the article's
+headline is kept, alone (``nearest_after_headline``), instead of both.
+
 Both extractors look for the article's body and miss what sits between its headline and its body: the
 standfirst, a video's description above a video post, a byline line. ``with_lead`` adds it back from the
 whole cleaned page (see there).
@@ -21,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Callable, Set
 from dataclasses import dataclass
 from itertools import chain
 
@@ -137,8 +140,10 @@ def _interior(keep: list[bool], blocks_: list[Block]) -> list[bool]:
     return [k or (first < i < last and b.link_share <= MAX_LINK_SHARE) for i, (k, b) in enumerate(zip(keep, blocks_))]
 
 
-def merge(base: str, other: str) -> str:
-    """One Markdown text from two candidates' (see the module's docstring)."""
+def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None = None) -> str:
+    """One Markdown text from two candidates' (see the module's docstring). When they share no 4-word
+    shingle (the extractors found two different texts: a short post and a column beside it) and the merge
+    is not empty, ``apart([base, other])`` may choose one of them instead (``nearest_after_headline``)."""
     base_blocks, other_blocks = blocks(base), blocks(other)
     if not other_blocks:
         return "\n\n".join(b.markdown for b in base_blocks)
@@ -181,6 +186,8 @@ def merge(base: str, other: str) -> str:
         if keep[i]:
             out.append(block.markdown)
         out.extend(inserts.get(i, ()))
+    if out and apart is not None and base_set.isdisjoint(other_set):
+        return apart([base, other]) or "\n\n".join(out)
     return "\n\n".join(out)
 
 
@@ -204,26 +211,50 @@ def lead_region(body, title: str | None, text: str):
     around the headline (a level 1 or 2 heading like ``title``) that also holds the first words of
     ``text``. None when the page has no such headline, or fewer than ``PROSE_WORDS`` words lie between
     it and the article (no room for a prose block): the Markdown of the region is written only then."""
-    if not title:
-        return None
     needle = _first_words(text)
     if not needle.strip():
         return None
-    for heading in body.iter("h1", "h2"):
-        if not similar(title, heading.text_content()):
-            continue
-        headline = _spaced(_element_words(heading))
-        for ancestor in heading.iterancestors():
-            spaced = _spaced(_element_words(ancestor))
-            found = spaced.find(needle)
-            if found >= 0:
-                after = spaced.find(headline)
-                if after < 0 or after + len(headline) > found + 1:
-                    return None
-                gap = spaced[after + len(headline) - 1:found + 1].split()
-                return ancestor if len(gap) >= PROSE_WORDS else None
+    heading = _headline(body, title)
+    if heading is None:
         return None
+    headline = _spaced(_element_words(heading))
+    for ancestor in heading.iterancestors():
+        spaced = _spaced(_element_words(ancestor))
+        found = spaced.find(needle)
+        if found >= 0:
+            after = spaced.find(headline)
+            if after < 0 or after + len(headline) > found + 1:
+                return None
+            gap = spaced[after + len(headline) - 1:found + 1].split()
+            return ancestor if len(gap) >= PROSE_WORDS else None
     return None
+
+
+def _headline(body, title: str | None):
+    """The article's headline: the first level 1 or 2 heading like ``title`` (as the Markdown writer
+    finds it to drop it), or None."""
+    if not title:
+        return None
+    return next((heading for heading in body.iter("h1", "h2") if similar(title, heading.text_content())), None)
+
+
+def nearest_after_headline(body, title: str | None, candidates: list[str]) -> str | None:
+    """Of candidates that are different texts (see ``merge``), the one whose first words come first
+    after the article's headline in the cleaned page ``body``: an article follows its headline, a
+    sidebar's biography or a menu does not. None when the page has no headline like ``title`` or no
+    candidate's first words follow it."""
+    heading = _headline(body, title)
+    if heading is None:
+        return None
+    page = _spaced(_element_words(body))
+    headline = _spaced(_element_words(heading))
+    start = page.find(headline)
+    if start < 0:
+        return None
+    start += len(headline) - 1
+    found = [(page.find(_first_words(text), start), i) for i, text in enumerate(candidates)]
+    found = [(position, i) for position, i in found if position >= 0]
+    return candidates[min(found)[1]] if found else None
 
 
 def with_lead(text: str, page: str, title: str | None) -> str:
