@@ -693,3 +693,11 @@ def test_shingles_are_the_runs_of_four_words_each_as_one_string(tokens):
         assert runs == {tuple(tokens) or ("",)}
     else:
         assert runs == set(zip(tokens, tokens[1:], tokens[2:], tokens[3:]))
+
+
+@given(_MARKDOWN, st.integers(0, 12))
+@example("[x](https://t.test/a(b\n\nc)d) one two İx", 3)
+def test_words_counted_up_to_a_limit_are_the_words_up_to_that_limit(markdown, limit):
+    from webtools.plugins.web_fetch.extract.choice import count_words
+
+    assert count_words(markdown, limit) == min(len(words(markdown)), limit)

@@ -22,7 +22,7 @@ from lxml import etree
 from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
-from .choice import lead_region, merge, nearest_after_headline, with_lead, words
+from .choice import count_words, lead_region, merge, nearest_after_headline, with_lead, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
@@ -120,7 +120,7 @@ def extract(
     deadline.check()
     # Two different texts: the one that follows the headline, not both.
     text = merge(article, traf, apart=lambda candidates: nearest_after_headline(body, title, candidates))
-    count = len(words(text))
+    count = count_words(text, MIN_ARTICLE_WORDS)
     deadline.check()
     if count == 0 or (count < MIN_ARTICLE_WORDS and not words(article)):
         absolutize(body, base)

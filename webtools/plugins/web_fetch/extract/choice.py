@@ -26,7 +26,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Set
 from dataclasses import dataclass
-from itertools import chain
+from itertools import chain, islice
 
 from .page import similar
 
@@ -83,6 +83,12 @@ def _split(markdown: str) -> list[str]:
 def words(markdown: str) -> list[str]:
     """The words a reader sees in Markdown (link and image URLs left out), lowercased."""
     return _WORD.findall(_URL.sub("]", markdown).lower())
+
+
+def count_words(markdown: str, limit: int) -> int:
+    """``len(words(markdown))``, counted no further than ``limit``: a merged article's words are counted
+    only to tell a short one, and listing them all was as long as the rest of the check."""
+    return sum(1 for _ in islice(_WORD.finditer(_URL.sub("]", markdown).lower()), limit))
 
 
 def _shingles(tokens: list[str]) -> frozenset:
