@@ -169,7 +169,8 @@ def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None
     anchors, anchor = [], -1
     for block, is_shared in zip(other_blocks, shared):
         if is_shared:
-            owners = Counter(owner[s] for s in block.shingles if s in owner)
+            owners = Counter(map(owner.get, block.shingles))
+            del owners[None]  # its shingles no base block holds
             if owners:
                 # The base block holding most of it; of two holding as much, the later one (never the
                 # order the set's shingles came in, which changes with the hash seed).
