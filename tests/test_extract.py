@@ -300,6 +300,21 @@ def test_the_lead_between_the_headline_and_the_body_comes_first(before):
         assert chrome not in text
 
 
+def test_no_lead_is_looked_for_far_from_the_headline():
+    # A page whose headline sits above its whole menu: the region would be the page, written out for
+    # nothing (18 s on a page nested 200 deep around 40,000 links).
+    import lxml.html
+
+    from webtools.plugins.web_fetch.extract.choice import LEAD_MAX_GAP_WORDS, lead_region
+
+    def body(menu_words: int):
+        menu = "".join(f"<li><a href='/m{i}'>item{i}</a></li>" for i in range(menu_words))
+        return lxml.html.fromstring(f"<body><div><h1>Tides</h1><ul>{menu}</ul></div><p>{PROSE}</p></body>")
+
+    assert lead_region(body(LEAD_MAX_GAP_WORDS), "Tides", PROSE) is not None
+    assert lead_region(body(LEAD_MAX_GAP_WORDS + 1), "Tides", PROSE) is None
+
+
 @pytest.mark.parametrize("between", [
     # An author's biography, then a date line: the bio is not right before the body.
     "<div class='author-box'><p>AUTHOR_BIO Ann Lee is the coast editor of Ocean TV and has written for many "
