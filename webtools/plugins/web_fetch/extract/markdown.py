@@ -268,9 +268,10 @@ def _chomp(text: str) -> tuple[str, str, str]:
 
 def _tidy(text: str) -> str:
     """Spaces collapsed within lines, lines trimmed, at most one blank line between blocks."""
-    if "  " in text or "\t" in text:
-        text = _MULTI_SPACE.sub(" ", text)
-    text = "\n".join(line.strip() for line in text.split("\n"))
+    lines = text.split("\n")
+    if "  " in text or "\t" in text:  # only the lines that have some: most of a text's spaces are single
+        lines = [_MULTI_SPACE.sub(" ", line) if "  " in line or "\t" in line else line for line in lines]
+    text = "\n".join([line.strip() for line in lines])
     return _BLANK_LINES.sub("\n\n", text).strip()
 
 
