@@ -716,3 +716,31 @@ def test_words_counted_up_to_a_limit_are_the_words_up_to_that_limit(markdown, li
     from webtools.plugins.web_fetch.extract.choice import count_words
 
     assert count_words(markdown, limit) == min(len(words(markdown)), limit)
+
+
+# Elements with the classes and ids readability finds unlikely (or maybe a candidate after all), within
+# code, around an article, on the body itself, empty ones.
+_CANDIDATES = st.lists(st.sampled_from([
+    "<div class='sidebar'>", "<div id='comments'>", "<div class='comment content'>", "<div class=''>",
+    "<div id=''>", "<div class='' id='menu'>", "<section class='footer'>", "</section>", "<div>", "</div>",
+    "<p class='remark'>", "</p>", "<pre><span class='extra'>x</span></pre>", "<code class='rss'>c</code>",
+    "<article>", "</article>", "<span class='Twitter'>t</span>", "<main>m</main>", "words",
+]), max_size=25).map(lambda pieces: "<html><body class='header'>" + "".join(pieces) + "</body></html>")
+
+
+@given(_CANDIDATES)
+@example("<html><body><div class='sidebar'><div class='pager'>x</div><article>a</article></div></body></html>")
+def test_unlikely_candidates_are_removed_as_readability_itself_removes_them(html):
+    from lxml import etree
+    from readability import Document
+
+    from webtools.plugins.web_fetch.extract.candidates import _Readability
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    doc = parse(html)
+    ours, readabilitys = _Readability(doc), _Readability(doc)
+    ours._html(True)
+    readabilitys._html(True)
+    ours.remove_unlikely_candidates()
+    Document.remove_unlikely_candidates(readabilitys)
+    assert etree.tostring(ours.html) == etree.tostring(readabilitys.html)

@@ -81,6 +81,25 @@ class _Readability(Document):
     def _parse(self, input):
         return copy.deepcopy(input)
 
+    def remove_unlikely_candidates(self):
+        """readability-lxml 0.9's own, with its two XPath expressions compiled once instead of for each
+        element whose class or id looks unlikely."""
+        unlikely, maybe = _REGEXES["unlikelyCandidatesRe"], _REGEXES["okMaybeItsACandidateRe"]
+        for elem in self.html.findall(".//*"):
+            s = "{} {}".format(elem.get("class", ""), elem.get("id", ""))
+            if len(s) < 2:
+                continue
+            if (
+                unlikely.search(s)
+                and (not maybe.search(s))
+                and elem.tag not in ["html", "body"]
+                and not _IN_CODE(elem)
+                and not _HOLDS_ARTICLE(elem)
+            ):
+                readability.readability.log.debug(
+                    "Removing unlikely candidate - %s", readability.readability.describe(elem))
+                elem.drop_tree()
+
     def transform_misused_divs_into_paragraphs(self):
         """readability's own, but for its first test: whether a ``<div>`` holds block elements (else it
         becomes a ``<p>``). readability serialises the div's children and searches the markup, so nested
@@ -146,6 +165,9 @@ class _Readability(Document):
         return links / max(_collapsed_length(elem.text_content()), 1)
 
 
+_REGEXES = readability.readability.REGEXES
+_IN_CODE = etree.XPath("ancestor-or-self::pre | ancestor-or-self::code")
+_HOLDS_ARTICLE = etree.XPath("descendant-or-self::main | descendant-or-self::article | descendant-or-self::math")
 #: readability's ``divToPElementsRe``: the start of a block element's tag in markup (a prefix: ``<p`` also
 #: finds ``<pre>`` and ``<picture>``), and the inline tags it gathers into paragraphs.
 _BLOCK_MARKUP = readability.readability.REGEXES["divToPElementsRe"]
