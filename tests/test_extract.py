@@ -552,6 +552,24 @@ def test_text_length_counts_a_script_within_a_style_once():
     assert _text_length(doc) == len("visibletext")
 
 
+def _step_as_ours_and_as_readabilitys(html: str, step: str) -> tuple[bytes, bytes]:
+    """The page's tree after one of readability's steps (a method of its ``Document``) as our
+    ``_Readability`` takes it and as readability's own does, each on its own copy of the parsed page."""
+    from lxml import etree
+    from readability import Document
+
+    from webtools.plugins.web_fetch.extract.candidates import _Readability
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    doc = parse(html)
+    ours, readabilitys = _Readability(doc), _Readability(doc)
+    ours._html(True)
+    readabilitys._html(True)
+    getattr(ours, step)()
+    getattr(Document, step)(readabilitys)
+    return etree.tostring(ours.html), etree.tostring(readabilitys.html)
+
+
 # Divs holding text, inline and block elements (and tags that only start like a block's: <pre>, <param>).
 _DIVS = st.lists(st.sampled_from([
     "<div>", "</div>", "<div>text", "<p>", "</p>", "<span>", "</span>", "<a href='/x'>", "</a>", "<b>", "</b>",
@@ -565,19 +583,8 @@ _DIVS = st.lists(st.sampled_from([
 @example("<html><body><div>a<div>b<span>c</span>d<p>e</p>f</div><b>g</b><br>h</div></body></html>")
 @example("<html><body><div>x<span><picture>y</picture></span> z</div></body></html>")
 def test_divs_become_paragraphs_as_readability_itself_makes_them(html):
-    from lxml import etree
-    from readability import Document
-
-    from webtools.plugins.web_fetch.extract.candidates import _Readability
-    from webtools.plugins.web_fetch.extract.page import parse
-
-    doc = parse(html)
-    ours, readabilitys = _Readability(doc), _Readability(doc)
-    ours._html(True)
-    readabilitys._html(True)
-    ours.transform_misused_divs_into_paragraphs()
-    Document.transform_misused_divs_into_paragraphs(readabilitys)
-    assert etree.tostring(ours.html) == etree.tostring(readabilitys.html)
+    ours, readabilitys = _step_as_ours_and_as_readabilitys(html, "transform_misused_divs_into_paragraphs")
+    assert ours == readabilitys
 
 
 _CLASS_VALUES = st.lists(st.sampled_from([
@@ -731,16 +738,5 @@ _CANDIDATES = st.lists(st.sampled_from([
 @given(_CANDIDATES)
 @example("<html><body><div class='sidebar'><div class='pager'>x</div><article>a</article></div></body></html>")
 def test_unlikely_candidates_are_removed_as_readability_itself_removes_them(html):
-    from lxml import etree
-    from readability import Document
-
-    from webtools.plugins.web_fetch.extract.candidates import _Readability
-    from webtools.plugins.web_fetch.extract.page import parse
-
-    doc = parse(html)
-    ours, readabilitys = _Readability(doc), _Readability(doc)
-    ours._html(True)
-    readabilitys._html(True)
-    ours.remove_unlikely_candidates()
-    Document.remove_unlikely_candidates(readabilitys)
-    assert etree.tostring(ours.html) == etree.tostring(readabilitys.html)
+    ours, readabilitys = _step_as_ours_and_as_readabilitys(html, "remove_unlikely_candidates")
+    assert ours == readabilitys
