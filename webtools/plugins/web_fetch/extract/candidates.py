@@ -241,18 +241,20 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
         tag = el.tag
         if not isinstance(tag, str):
             continue
-        rend = el.get("rend") or ""
+        names = el.keys()  # most of its elements have no attribute: nothing to read or remove
+        rend = (el.get("rend") or "") if names else ""
+        new = tag
         if tag == "list":
-            el.tag = "ol" if rend == "ol" else "ul"
+            new = "ol" if rend == "ol" else "ul"
         elif tag == "head":
-            el.tag = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h3"
+            new = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h3"
         elif tag == "hi":
-            el.tag = _TEI_HI.get(rend, "em")
+            new = _TEI_HI.get(rend, "em")
         elif tag == "cell":
-            el.tag = "th" if el.get("role") == "head" else "td"
+            new = "th" if el.get("role") == "head" else "td"
         elif tag == "ref":
-            el.set("href", el.get("target") or "")
-            el.tag = "a"
+            el.set("href", el.get("target") or "")  # kept below: not among the names read
+            new = "a"
         elif tag == "code":
             # A block is ``code`` (holding the page's own ``code``, which says its language); one line
             # within a paragraph, an item or a cell is inline code.
@@ -260,13 +262,17 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
             parent_tag = parent.tag if parent is not None else ""
             one_line = "\n" not in "".join(el.itertext()).strip()
             inline = parent_tag == "pre" or (parent_tag in _INLINE_PARENTS and one_line)
-            el.tag = "code" if inline else "pre"
+            new = "code" if inline else "pre"
         elif tag in _TEI_TAGS:
-            el.tag = _TEI_TAGS[tag]
-        keep = {"href"} if el.tag == "a" else {"src", "alt"} if el.tag == "img" else (
-            _CODE_ATTRIBUTES if el.tag in ("pre", "code") else ())
-        for name in [n for n in el.attrib if n not in keep]:
-            del el.attrib[name]
+            new = _TEI_TAGS[tag]
+        if new != tag:
+            el.tag = new
+        if names:
+            keep = {"href"} if new == "a" else {"src", "alt"} if new == "img" else (
+                _CODE_ATTRIBUTES if new in ("pre", "code") else ())
+            for name in names:
+                if name not in keep:
+                    del el.attrib[name]
     body.tag = "div"
     return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
 
