@@ -54,7 +54,6 @@ from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
 
-import lxml.etree
 import lxml.html
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -91,15 +90,13 @@ class Page:
     @cached_property
     def scorable(self) -> bool:
         """Whether an output can score: the gold marks main text and the page has text outside its head
-        (decoded as web_fetch decodes it; lxml alone misreads pages that misdeclare their charset)."""
-        from webtools.plugins.web_fetch.extract import decode
+        (parsed as web_fetch parses it; lxml alone misreads pages that misdeclare their charset)."""
+        from webtools.plugins.web_fetch.extract.page import parse
 
         if not tokens(self.gold):
             return False
-        html = re.sub(r"^\s*<\?xml[^>]*\?>", "", decode(self.html, html=True), count=1)
-        try:
-            doc = lxml.html.document_fromstring(html)
-        except (lxml.etree.ParserError, ValueError):
+        doc = parse(self.html)
+        if doc is None:
             return False
         for head in doc.findall("head"):
             head.drop_tree()

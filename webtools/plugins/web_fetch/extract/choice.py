@@ -85,15 +85,20 @@ def _split(markdown: str) -> list[str]:
     return blocks
 
 
+def _seen(markdown: str) -> str:
+    """What a reader sees of Markdown: link and image URLs left out."""
+    return _URL.sub("]", markdown)
+
+
 def words(markdown: str) -> list[str]:
     """The words a reader sees in Markdown (link and image URLs left out), lowercased."""
-    return _WORD.findall(_URL.sub("]", markdown).lower())
+    return _WORD.findall(_seen(markdown).lower())
 
 
 def count_words(markdown: str, limit: int) -> int:
     """``len(words(markdown))``, counted no further than ``limit``: a merged article's words are counted
     only to tell a short one, and listing them all was as long as the rest of the check."""
-    return sum(1 for _ in islice(_WORD.finditer(_URL.sub("]", markdown).lower()), limit))
+    return sum(1 for _ in islice(_WORD.finditer(_seen(markdown)), limit))
 
 
 def _shingles(tokens: list[str]) -> frozenset:
@@ -212,6 +217,14 @@ def _spaced(tokens: list[str]) -> str:
     return f" {' '.join(tokens)} "
 
 
+def _find_words(tokens: list[str], needle: str) -> int:
+    """The index in ``tokens`` where the words of ``needle`` (spaced as ``_first_words`` gives them) come
+    in a row, first; -1 when they do not."""
+    spaced = _spaced(tokens)
+    at = spaced.find(needle)
+    return -1 if at < 0 else spaced.count(" ", 0, at)
+
+
 def _word_spans(body) -> tuple[list[str], dict]:
     """The words of ``body``'s text in document order, and each element's span of them (``start, end``):
     one walk over the page. Asking each of the headline's ancestors for its own words read the same text
@@ -252,11 +265,7 @@ def lead_region(body, title: str | None, text: str):
     if found is None:
         return None
     heading, tokens, spans, after = found
-    following = _spaced(tokens[after:])
-    at = following.find(needle)
-    if at < 0:
-        return None
-    gap = following[:at].count(" ")  # the words between the headline and the needle
+    gap = _find_words(tokens[after:], needle)  # the words between the headline and the needle
     if not PROSE_WORDS <= gap <= LEAD_MAX_GAP_WORDS:
         return None
     first, last = after + gap, after + gap + len(needle.split())
@@ -286,8 +295,8 @@ def nearest_after_headline(body, title: str | None, candidates: list[str]) -> st
     if headline is None:
         return None
     _, tokens, _, after = headline
-    following = _spaced(tokens[after:])
-    positions = [(following.find(_first_words(text)), i) for i, text in enumerate(candidates)]
+    following = tokens[after:]
+    positions = [(_find_words(following, _first_words(text)), i) for i, text in enumerate(candidates)]
     positions = [(position, i) for position, i in positions if position >= 0]
     return candidates[min(positions)[1]] if positions else None
 
@@ -312,12 +321,11 @@ def with_lead(text: str, page: str, title: str | None) -> str:
         return text
     following = page_blocks[headline + 1:]
     tokens = [words(block) for block in following]
-    spaced = _spaced([token for block in tokens for token in block])
-    found = spaced.find(needle)
-    if found < 0:
+    before = _find_words(list(chain.from_iterable(tokens)), needle)
+    if before < 0:
         return text
     # The block the needle starts in: the one holding the word after the ``before`` words ahead of it.
-    before, start = len(spaced[:found].split()), 0
+    start = 0
     while start < len(tokens) and before >= len(tokens[start]):
         before -= len(tokens[start])
         start += 1
