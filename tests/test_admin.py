@@ -224,3 +224,17 @@ def test_options_list_says_per_tool_whether_users_have_it_and_offers_no_bulk_del
     assert "Shout: off by default, users may switch it" in page
     assert "Fixed: on by default, users cannot switch it" in page
     assert "delete_selected" not in page and 'name="action"' not in page
+
+
+def test_the_admin_names_each_row_by_its_plugin_in_lists_titles_and_history(admin_client):
+    from django.contrib.admin.models import LogEntry
+
+    listing = admin_client.get(reverse("admin:webtools_pluginoptions_changelist")).content.decode()
+    row = PluginOptions.objects.get(plugin="demo")
+    assert str(row) == "demo"  # the model alone does not know the plugins; the admin names it
+    assert f'<a href="{change_url(row)}">Demo</a>' in listing
+    assert "<title>Demo | Change plugin options" in admin_client.get(change_url(row)).content.decode()
+    test_page = admin_client.get(reverse("admin:webtools_pluginoptions_test", args=[row.pk])).content.decode()
+    assert f'<a href="{change_url(row)}">Demo</a>' in test_page  # its breadcrumbs
+    assert post(admin_client, row).status_code == 302
+    assert LogEntry.objects.get().object_repr == "Demo"

@@ -210,7 +210,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
     The "Test" page runs one call of the plugin's tools with the saved options, as the operator.
     """
 
-    list_display = ("__str__", "plugin", "status", "tools_for_users", "updated_at")
+    list_display = ("name", "plugin", "status", "tools_for_users", "updated_at")
     readonly_fields = ()
     # Rows come back on the next visit, so deleting them in bulk only resets options by surprise.
     actions = None
@@ -234,6 +234,19 @@ class PluginOptionsAdmin(admin.ModelAdmin):
             name=f"{opts.app_label}_{opts.model_name}_scopes",
         )
         return [test, scopes, *super().get_urls()]
+
+    def get_object(self, request, object_id, from_field=None):
+        """The row, named by its plugin in titles, breadcrumbs, messages and the history."""
+        obj = super().get_object(request, object_id, from_field)
+        plugin = get_plugin(obj.plugin) if obj is not None else None
+        if plugin is not None:
+            obj.display_name = plugin.name
+        return obj
+
+    @admin.display(description=PluginOptions._meta.verbose_name)
+    def name(self, obj: PluginOptions) -> str:
+        plugin = get_plugin(obj.plugin)
+        return str(plugin.name) if plugin else obj.plugin
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         obj = self.get_object(request, object_id)

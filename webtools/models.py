@@ -60,11 +60,12 @@ class PluginOptions(SecretsMixin):
         verbose_name_plural = _("plugin options")
         ordering = ["plugin"]
 
-    def __str__(self) -> str:
-        from .host import get_plugin
+    #: The plugin's display name, given by whoever loaded the row and knows the plugins (the admin:
+    #: the model does not ask the host, which imports the models); the plugin id until then.
+    display_name = ""
 
-        plugin = get_plugin(self.plugin)
-        return str(plugin.name) if plugin else self.plugin
+    def __str__(self) -> str:
+        return str(self.display_name or self.plugin)
 
 
 class UserToolSetting(models.Model):
