@@ -38,7 +38,7 @@ from django.views.decorators.http import require_GET, require_POST
 from webtools.exceptions import TurnError
 from webtools.host import available_tools, start_turn
 from webtools.integrations import openai as wt_openai
-from webtools.net.errors import display_url
+from webtools.net.urls import display_url
 from webtools.runtime import excerpt, json_input, output_text
 from webtools.runtime.redaction import EXCERPT_SOURCE_CHARACTERS
 

@@ -414,7 +414,7 @@ def test_an_ipv4_spelling_is_dialled_as_the_address_that_was_checked(recording_s
 
 
 def test_an_error_message_shows_a_url_without_user_info_query_or_unreadable_parts():
-    from webtools.net.errors import display_url
+    from webtools.net.urls import display_url
 
     assert display_url("https://operator:s3cret@models.example.com:8443/v1?api-key=s3cret#x") == (
         "https://models.example.com:8443/v1"

@@ -6,7 +6,9 @@ that every check and the client share. See docs/security.md for the threat model
 """
 from __future__ import annotations
 
-from .client import ACCEPTED_CODINGS, CancelSignal, HttpClient, Response, client_for, system_resolver
+from .client import HttpClient, client_for
+from .connection import system_resolver
+from .deadline import CancelSignal
 from .errors import (
     AddressNotAllowed,
     BodyTooLarge,
@@ -19,6 +21,7 @@ from .errors import (
     TooManyRedirects,
 )
 from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, Rule, Verdict
+from .response import ACCEPTED_CODINGS, Response
 from .urls import URL, read_url
 
 __all__ = [

@@ -13,29 +13,6 @@ if TYPE_CHECKING:
     from .urls import URL
 
 
-def display_url(url: str | URL) -> str:
-    """``scheme://host[:port]/path`` of ``url`` (see ``URL.display``): what an error message may show.
-
-    A URL with user info, which ``read_url`` refuses, is shown without it (an admin-set model server
-    URL can carry credentials there); any other unreadable URL is not shown at all.
-    """
-    from .urls import read_url  # urls raises the errors defined here
-
-    try:
-        return read_url(url).display()
-    except InvalidURL:
-        pass
-    if isinstance(url, str):
-        scheme, sep, rest = url.strip().partition("://")
-        authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
-        if sep and "@" in authority and "\\" not in authority:
-            try:
-                return read_url(f"{scheme}://{rest[authority.rindex('@') + 1:]}").display()
-            except InvalidURL:
-                pass
-    return "(unreadable URL)"
-
-
 class NetError(Exception):
     """Base of every error the guarded client raises; ``str()`` is written for the model."""
 
@@ -59,9 +36,9 @@ class AddressNotAllowed(NetError):
         what = f"The address {self.url}" if self.url else "The address"
         return f"{what} is not allowed: it {verb} {self.reason} ({self.address})."
 
-    def for_url(self, url: str) -> AddressNotAllowed:
-        """The same refusal, naming the URL that was asked for."""
-        return AddressNotAllowed(self.address, self.reason, display_url(url), connected=self.connected)
+    def for_url(self, url: URL) -> AddressNotAllowed:
+        """The same refusal, naming the URL that was asked for (as ``URL.display`` shows it)."""
+        return AddressNotAllowed(self.address, self.reason, url.display(), connected=self.connected)
 
 
 class RedirectNotAllowed(NetError):

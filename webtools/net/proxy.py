@@ -30,8 +30,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from .client import HttpClient
-from .errors import AddressNotAllowed, BodyTooLarge, FetchTimeout, InvalidURL, NetError, display_url
-from .urls import URL, read_url
+from .errors import AddressNotAllowed, BodyTooLarge, FetchTimeout, InvalidURL, NetError
+from .urls import URL, display_url, read_url
 
 logger = logging.getLogger("webtools.proxy")
 

@@ -40,7 +40,7 @@ from urllib3.util import parse_url
 
 from .errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "URL", "ends_in_a_number", "read_url"]
+__all__ = ["DEFAULT_PORTS", "URL", "display_url", "ends_in_a_number", "read_url"]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -106,6 +106,27 @@ class URL:
 
     def __str__(self) -> str:
         return self.origin + self.target
+
+
+def display_url(url: str | URL) -> str:
+    """``scheme://host[:port]/path`` of ``url`` (see ``URL.display``): what an error message may show.
+
+    A URL with user info, which ``read_url`` refuses, is shown without it (an admin-set model server
+    URL can carry credentials there); any other unreadable URL is not shown at all.
+    """
+    try:
+        return read_url(url).display()
+    except InvalidURL:
+        pass
+    if isinstance(url, str):
+        scheme, sep, rest = url.strip().partition("://")
+        authority = rest.split("/", 1)[0].split("?", 1)[0].split("#", 1)[0]
+        if sep and "@" in authority and "\\" not in authority:
+            try:
+                return read_url(f"{scheme}://{rest[authority.rindex('@') + 1:]}").display()
+            except InvalidURL:
+                pass
+    return "(unreadable URL)"
 
 
 def read_url(url: str | URL, *, base: URL | None = None) -> URL:
