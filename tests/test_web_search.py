@@ -17,16 +17,11 @@ import pytest
 
 from webtools.exceptions import ToolCancelled, ToolError
 from webtools.net import AddressPolicy, HttpClient, client_for
-from webtools.plugins.web_search import (
-    NEEDS_OWN_ENGINE,
-    NOT_AVAILABLE,
-    NOT_SET_UP,
-    SECRET_QUERY,
-    WebSearchPlugin,
-)
+from webtools.plugins.web_search import NOT_SET_UP, SECRET_QUERY, WebSearchPlugin
 from webtools.plugins.web_search import search as shared
 from webtools.plugins.web_search.engines import ENGINES
 from webtools.plugins.web_search.engines.base import Engine, Request, Search, SearchResult
+from webtools.plugins.web_search.resolution import NEEDS_OWN_ENGINE, NOT_AVAILABLE
 from webtools.runtime import Ingesters, PluginSetup, Registry, Turn
 from webtools.testing import tool_context_for_test
 

@@ -1,15 +1,13 @@
 """The web search plugin: the ``web_search`` tool over the operator's engine or each user's own.
 
-Who searches with what (resolution):
+Owns the plugin (its options and user settings forms, built in ``forms``), the tool's input rules
+(query, freshness, domains, location, language, safe search), one call's quotas, the shared cache, and
+the output the model reads with its notes and citations. Who searches with what (the operator's engine
+or the user's, the keys, the fallback engines) is decided in ``resolution``; the request to an engine and
+the cleaning of its results in ``search``; the engines themselves in ``engines``.
 
-1. User engine ``default``, or user engines off: the operator's engine, key and base URL, reached with
-   the plain client (``ctx.http``): the operator chose those URLs.
-2. Any other user engine: the user's key and base URL; when the user picked the operator's engine, the
-   operator's values fill the blanks. A user's base URL is reached with the guarded client
-   (``ctx.fetch``), so it cannot point at the server's private network.
-
-The operator's engine and key serve only users holding a role in ``admin_engine_roles``; for anyone
-else they never fill a blank either.
+May import ``webtools.conf``, ``webtools.exceptions``, ``webtools.runtime`` and this plugin's modules;
+nothing of webtools imports this but the host, through ``WEBTOOLS["PLUGINS"]``.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ import dataclasses
 import logging
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from django import forms
@@ -53,6 +50,7 @@ from .forms import (
     missing_fields,
     show_when,
 )
+from .resolution import OPERATOR, EngineResolution, _Choice
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -72,8 +70,6 @@ _COUNTRY = re.compile(r"[A-Za-z]{2}\Z")
 _LANGUAGE = re.compile(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\Z")
 
 NOT_SET_UP = "Web search is not set up yet: the operator has to choose a search engine first."
-NEEDS_OWN_ENGINE = "Add your own search engine in the web search settings to search the web."
-NOT_AVAILABLE = "Web search isn't available to you."
 NO_ENGINE = "No search engine could take the search."
 MAX_USES = "The search limit for this answer is reached. Answer with the results you have."
 SECRET_QUERY = (
@@ -82,44 +78,6 @@ SECRET_QUERY = (
 )
 #: 40 or more key-like characters in a row: what API keys, tokens and base64 secrets look like.
 _SECRET_RUN = re.compile(r"[A-Za-z0-9+/_=-]{40,}")
-
-
-OPERATOR = "operator"
-SERVER = "server"
-
-
-@dataclass(frozen=True)
-class _Choice:
-    """The engine a call uses, with its values and the client that reaches it.
-
-    ``owner`` is whose account the request spends: ``operator`` (the operator's key, or a value the
-    operator's options filled in), ``server`` (an engine without key or address, reached as the server,
-    such as DuckDuckGo) or ``user:<id>`` (the user's own key or instance). Cool-downs and the engine's
-    line are per engine and owner; the daily quota counts only the operator's.
-    """
-
-    engine: Engine
-    api_key: str
-    base_url: str
-    extra: dict[str, str]
-    guarded: bool
-    owner: str = OPERATOR
-
-    @property
-    def cool_down_name(self) -> str:
-        return f"{self.engine.id}:{self.owner}"
-
-    @classmethod
-    def of(cls, engine: Engine, values: Mapping[str, Any], *, guarded: bool, owner: str) -> _Choice:
-        """``engine`` with the values it needs from ``values`` (by field name) and nothing else."""
-        return cls(
-            engine,
-            (values.get("api_key") or "") if engine.needs_key else "",
-            (values.get("base_url") or "") if engine.needs_base_url else "",
-            {name: values.get(name) or "" for name in engine.extra_fields},
-            guarded=guarded,
-            owner=owner,
-        )
 
 
 class _Plan:
@@ -155,7 +113,7 @@ class _Plan:
             )
 
 
-class WebSearchPlugin(Plugin):
+class WebSearchPlugin(EngineResolution, Plugin):
     """Registers ``web_search``. ``engines`` defaults to ``engines.ENGINES``; everything (the option
     choices, form rules, ``show_when``, messages) derives from it, so a test engine passed in works."""
 
@@ -185,11 +143,6 @@ class WebSearchPlugin(Plugin):
                     "remove it from the fallback engines."
                 )
         return problems
-
-    def fallbacks(self, options: Mapping[str, Any]) -> list[Engine]:
-        """The operator's fallback engines in order, the main engine left out."""
-        ids = [i for i in options.get("fallback_engines") or () if i != options.get("engine")]
-        return [self.by_id[i] for i in ids if i in self.by_id]
 
     def user_settings_form(self, options: Mapping[str, Any]) -> type[forms.Form] | None:
         if not options.get("user_engines", True):
@@ -449,65 +402,6 @@ class WebSearchPlugin(Plugin):
         if notes:
             output["notes"] = notes
         return output
-
-    def chain(self, options: Mapping[str, Any], ctx: ToolContext) -> list[_Choice]:
-        """The engines a call tries, in order: the one ``resolve`` picks, then the operator's fallback
-        engines; for a user's own engine, the operator's engine and its fallbacks only where the user's
-        role may use the operator's engine."""
-        first = self.resolve(options, ctx)
-        chain = [first]
-        if first.owner != OPERATOR:
-            if not _may_use_admin(options, ctx):
-                return chain
-            chain.append(_Choice.of(self.by_id[options["engine"]], options, guarded=False, owner=OPERATOR))
-        for engine in self.fallbacks(options):
-            # Each fallback engine gets only what is kept for it: never the main engine's key, nor another's.
-            values = kept_for(options, engine)
-            if not missing_fields(engine, values):  # otherwise skipped; the system check says why
-                chain.append(_Choice.of(engine, values, guarded=False, owner=OPERATOR))
-        return chain
-
-    def resolve(self, options: Mapping[str, Any], ctx: ToolContext) -> _Choice:
-        """The engine for this call (rules 1 and 2 of the module docstring), or a ToolError saying what
-        the user must add."""
-        user_engines = bool(options.get("user_engines"))
-        settings = dict(ctx.settings or {}) if user_engines else {}
-        may_use_admin = _may_use_admin(options, ctx)
-        admin_engine = self.by_id[options["engine"]]
-        picked = settings.get("engine") or DEFAULT
-
-        if picked == DEFAULT:
-            if not may_use_admin:
-                raise ToolError(NEEDS_OWN_ENGINE if user_engines else NOT_AVAILABLE)
-            return _Choice.of(admin_engine, options, guarded=False, owner=OPERATOR)
-
-        engine = self.by_id.get(picked)
-        if engine is None:
-            raise ToolError(
-                "The search engine in your web search settings is no longer offered; pick another one."
-            )
-        values = {name: settings.get(name) or "" for name in engine_fields(engine)}
-        user_base_url = bool(values["base_url"])
-        filled = False
-        if engine is admin_engine and may_use_admin:
-            for name in values:
-                filled = filled or (not values[name] and bool(options.get(name)))
-                values[name] = values[name] or options.get(name) or ""
-        missing = missing_fields(engine, values)
-        if missing:
-            raise ToolError(f"Add your {engine.name} {missing[0][1]} in the web search settings.")
-        return _Choice.of(
-            engine,
-            values,
-            guarded=engine.needs_base_url and user_base_url,
-            # A value the operator's options filled in spends the operator's key; an engine that needs no
-            # key and no address is reached as the server itself.
-            owner=OPERATOR if filled else (f"user:{ctx.user}" if missing_fields(engine, {}) else SERVER),
-        )
-
-
-def _may_use_admin(options: Mapping[str, Any], ctx: ToolContext) -> bool:
-    return bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
 
 
 def shared_max(options: Mapping[str, Any]) -> int:
