@@ -447,8 +447,15 @@ def test_robots_txt_denying_the_page_is_refused_and_says_so(client, server):
 def test_robots_txt_is_ignored_when_the_option_is_off(client, server):
     server.route("/robots.txt", Reply(200, {}, "User-agent: *\nDisallow: /\n"))
     server.route("/", html(ARTICLE))
-    assert call(client, server.url("/"), respect_robots_txt=False)["content"]
+    assert call(client, server.url("/"), respect_robots_txt=False, respect_content_signals=False)["content"]
     assert server.hits("/robots.txt") == 0
+
+
+def test_with_robots_txt_off_its_content_signals_are_still_read_and_its_rules_are_not(client, server):
+    server.route("/robots.txt", Reply(200, {}, "User-agent: *\nDisallow: /\n"))
+    server.route("/", html(ARTICLE))
+    assert call(client, server.url("/"), respect_robots_txt=False)["content"]
+    assert server.hits("/robots.txt") == 1
 
 
 def test_robots_txt_server_error_disallows_everything(client, server):

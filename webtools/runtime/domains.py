@@ -47,6 +47,12 @@ def is_public_suffix(host: str) -> bool:
     return bool(parts.suffix) and not parts.domain
 
 
+def registrable_domain(host: str) -> str | None:
+    """The registrable domain of a host name (``example.co.uk`` for ``docs.example.co.uk``: the bundled
+    list's ICANN part), or None for a public suffix or a name under none (``localhost``)."""
+    return _suffix_extractor()(host).top_domain_under_public_suffix or None
+
+
 def normalize_domain(entry: str, *, allow_public_suffix: bool = False) -> str:
     """The stored form of a domain list entry; raises ``ValidationError`` saying what is wrong.
 

@@ -86,6 +86,13 @@ class WebFetchOptionsForm(forms.Form):
         required=False, initial=True, label=_("Respect robots.txt"),
         help_text=_("Refuse pages that the site's robots.txt closes to this app's product token."),
     )
+    respect_content_signals = forms.BooleanField(
+        required=False, initial=True, label=_("Respect content signals"),
+        help_text=_("Refuse pages whose site asks, in its robots.txt (Content-Signal: ai-input=no, or "
+                    "Content-Usage: ai-use=n) or in the answer's own header, that they not be used as input "
+                    "to AI answers. The robots.txt is read for these lines even when robots.txt is not "
+                    "otherwise respected."),
+    )
     include_image_urls = forms.BooleanField(
         required=False, initial=False, label=_("Include image URLs"),
         help_text=_("Images are left out of the text (their captions stay); this adds them, as their alt text "

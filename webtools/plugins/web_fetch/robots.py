@@ -16,11 +16,21 @@ front of it does what protego does differently from RFC 9309 and Google's refere
 
 Fetching follows 2.3.1: a 4xx answer means everything is allowed, a 5xx answer or an unreachable server
 means nothing is, and up to 5 redirects are followed.
+
+Content signals, the site's wishes on how its pages are used once fetched, are read from the same
+groups: ``Content-Signal`` lines (contentsignals.org: ``search``, ``ai-input``, ``ai-train`` set to
+``yes`` or ``no``, optionally after a path) and the IETF AI-preferences ``Content-Usage`` rule
+(draft-ietf-aipref-attach: a path, then ``train-ai``, ``ai-use`` or ``search`` set to ``y`` or ``n``).
+Each line is a rule of its group, as ``allow`` is (so it ends the group's list of user agents); a signal
+line before the first ``user-agent`` line belongs to no group and applies to every crawler.
+Paths match as ``allow`` and ``disallow`` do; the longest matching path decides, and when several lines
+share it, any ``no`` wins (aipref-vocab 7.1). web_fetch puts a page into an AI answer, which is what
+``ai-input`` and ``ai-use`` name.
 """
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 from urllib.parse import quote
 
@@ -41,6 +51,9 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 _USER_AGENT_KEYS = ("user-agent", "useragent", "user agent")
 _ALLOW_KEYS = ("allow",)
 _DISALLOW_KEYS = ("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw")
+#: The signal web_fetch's use is named by, per vocabulary, and how each vocabulary writes yes and no.
+SIGNALS = {"content-signal": "ai-input", "content-usage": "ai-use"}
+_ANSWERS = {"content-signal": {"yes": True, "no": False}, "content-usage": {"y": True, "n": False}}
 
 
 def product_token(user_agent: str) -> str:
@@ -72,7 +85,61 @@ def _kind(key: str) -> str | None:
         return "disallow"
     if key.startswith(_ALLOW_KEYS):
         return "allow"
+    if key in SIGNALS:
+        return key
     return None
+
+
+@dataclass(frozen=True)
+class Signal:
+    """One content signal line: the vocabulary (``content-signal`` or ``content-usage``), the path
+    pattern it applies to, and its answers (``{"ai-input": False, "search": True}``)."""
+
+    vocabulary: str
+    pattern: str
+    answers: dict[str, bool]
+
+    @classmethod
+    def parse(cls, vocabulary: str, value: str) -> Signal | None:
+        """The line's value: ``[path] key=value, key=value``; None when it states nothing readable.
+        Unknown keys, unknown values and a key's parameters (``;...``, RFC 9651) are left out."""
+        pattern = "/"
+        if value.startswith("/"):
+            pattern, _, value = value.partition(" ")
+            if "\t" in pattern:
+                pattern, _, rest = pattern.partition("\t")
+                value = rest + " " + value
+        answers = {}
+        words = _ANSWERS[vocabulary]
+        for item in value.split(","):
+            key, _, answer = item.split(";", 1)[0].partition("=")
+            answer = answer.strip().strip('"').lower()
+            if key.strip() and answer in words:
+                answers.setdefault(key.strip().lower(), words[answer])
+        return cls(vocabulary, _escape_pattern(pattern), answers) if answers else None
+
+    def describe(self, key: str) -> str:
+        """``Content-Signal: ai-input=no``: the line as the model is told of it."""
+        word = {v: k for k, v in _ANSWERS[self.vocabulary].items()}[self.answers[key]]
+        return f"{self.vocabulary.title()}: {key}={word}"
+
+
+def path_matches(pattern: str, target: str) -> bool:
+    """Whether a robots.txt path pattern matches the request target ``path?query`` from its start
+    (``*`` any run of characters, a final ``$`` the end). Google's matcher: the set of positions the
+    pattern can have reached so far, so no pattern costs more than its length times the target's."""
+    anchored = pattern.endswith("$")
+    if anchored:
+        pattern = pattern[:-1]
+    positions = [0]
+    for ch in pattern:
+        if ch == "*":
+            positions = list(range(positions[0], len(target) + 1))
+        else:
+            positions = [p + 1 for p in positions if p < len(target) and target[p] == ch]
+            if not positions:
+                return False
+    return not anchored or positions[-1] == len(target)
 
 
 def _escape_pattern(pattern: str) -> str:
@@ -101,6 +168,7 @@ class RobotsRules:
 
     rules: list[tuple[str, str]]
     _parser: Protego | None = None
+    signals: list[Signal] = field(default_factory=list)
 
     @classmethod
     def parse(cls, text: str, token: str) -> RobotsRules:
@@ -108,7 +176,9 @@ class RobotsRules:
         token = token.lower()
         specific: list[tuple[str, str]] = []
         generic: list[tuple[str, str]] = []
+        signals: dict[str, list[Signal]] = {"specific": [], "generic": [], "everyone": []}
         named_us = False
+        seen_agents = False
         in_agents = False  # the previous significant line was a user-agent line
         current_specific = current_generic = False
         text = text.lstrip("\ufeff")
@@ -121,7 +191,7 @@ class RobotsRules:
             if kind == "user-agent":
                 if not in_agents:
                     current_specific = current_generic = False
-                in_agents = True
+                in_agents = seen_agents = True
                 if value[:1] == "*" and (len(value) == 1 or value[1].isspace()):
                     current_generic = True
                 elif _PRODUCT.match(value).group(0).lower() == token and token:
@@ -135,7 +205,21 @@ class RobotsRules:
                     specific.append(rule)
                 if current_generic:
                     generic.append(rule)
-        return cls(specific if named_us else generic)
+            elif kind in SIGNALS:
+                # A rule of its group (aipref-attach extends RFC 9309's ``rule``): it ends the list of
+                # user agents, as an allow or disallow line does.
+                in_agents = False
+                signal = Signal.parse(kind, value)
+                if signal is None:
+                    continue
+                if not seen_agents:
+                    signals["everyone"].append(signal)
+                if current_specific:
+                    signals["specific"].append(signal)
+                if current_generic:
+                    signals["generic"].append(signal)
+        chosen = signals["specific"] if named_us else signals["generic"]
+        return cls(specific if named_us else generic, signals=signals["everyone"] + chosen)
 
     def _protego(self) -> Protego:
         if self._parser is None:
@@ -151,6 +235,28 @@ class RobotsRules:
             return True
         return self._protego().can_fetch(_protect_escapes(url), "*")
 
+    def signal_against(self, target: str) -> tuple[Signal, str] | None:
+        """The signal line that asks that the page at ``target`` (``url.target``: path and query, as
+        sent) not be put into an AI answer, and the key saying so; None when no line asks it.
+
+        Per vocabulary, the lines with the longest pattern matching ``target`` decide, and among them
+        any ``no`` wins."""
+        for vocabulary, key in SIGNALS.items():
+            best = -1
+            against = None
+            for signal in self.signals:
+                if signal.vocabulary != vocabulary or key not in signal.answers:
+                    continue
+                if not path_matches(signal.pattern, target):
+                    continue
+                if len(signal.pattern) > best:
+                    best, against = len(signal.pattern), None
+                if len(signal.pattern) == best and not signal.answers[key] and against is None:
+                    against = signal
+            if against is not None:
+                return against, key
+        return None
+
 
 ALLOW_ALL = RobotsRules([])
 DISALLOW_ALL = RobotsRules([("disallow", "/")])
@@ -164,3 +270,34 @@ def is_allowed(robots_txt: str, user_agent: str, url: str) -> bool:
 def robots_url(url: URL) -> str:
     """The robots.txt URL of ``url``'s origin (scheme, host and port, as the client connects to them)."""
     return f"{url.origin}/robots.txt"
+
+
+def header_signal_against(headers) -> tuple[Signal, str] | None:
+    """The ``Content-Signal`` or ``Content-Usage`` header of an answer that asks that it not be put
+    into an AI answer, and the key saying so; None when neither asks it."""
+    for vocabulary, key in SIGNALS.items():
+        value = headers.get(vocabulary) or ""
+        signal = Signal.parse(vocabulary, value.strip()) if value.strip() else None
+        if signal is not None and signal.answers.get(key) is False:
+            return signal, key
+    return None
+
+
+# -- pay per crawl ---------------------------------------------------------------------------------
+
+#: What a price may look like to be repeated to the model: ``USD 0.01``, ``0.01 USD``, ``$0.01``.
+_PRICE = re.compile(r"[\w .,$€£¥/:-]{1,40}")
+
+
+def crawler_price(headers) -> str | None:
+    """The price a 402 answer asks (``crawler-price``, Cloudflare's pay per crawl), when it has a
+    readable one."""
+    value = (headers.get("crawler-price") or "").strip()
+    return value if _PRICE.fullmatch(value) else None
+
+
+def payment_required(url: str, price: str | None) -> str:
+    """What the model is told of a 402: the page asks to be paid for, and this tool never pays."""
+    asked = f"it asks {price} for a crawl" if price else "it names no price"
+    return (f"{url} could not be read: the site asks crawlers to pay (HTTP 402 Payment Required; {asked}), "
+            "and this tool does not pay for pages.")

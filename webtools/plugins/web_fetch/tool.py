@@ -17,13 +17,14 @@ from webtools.net import (
     Cancelled,
     InvalidURL,
     NetError,
+    Response,
     TooManyRedirects,
     read_url,
 )
 from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, limits, workers
 from webtools.runtime.cache import cache_key as shared_key
 
-from . import robots
+from . import agents, blocks, robots
 from .extract import decode, extract
 from .feeds import feed_markdown
 from .tokens import characters_within
@@ -62,11 +63,16 @@ def input_schema(max_content_tokens: int) -> dict:
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml"})
 XML_TYPES = frozenset({"text/xml", "application/xml"})
-TEXT_TYPES = frozenset({"text/plain", "text/markdown", "text/x-markdown", "text/csv", "application/json"})
+TEXT_TYPES = frozenset({"text/plain", "text/csv", "application/json"})
+#: Markdown first: a site that keeps its pages in Markdown for agents (Cloudflare's "Markdown for
+#: Agents", docs sites) answers with the text itself, and no extraction is needed.
 ACCEPT = (
-    "text/html,application/xhtml+xml;q=0.9,text/markdown;q=0.9,text/plain;q=0.8,application/json;q=0.8,"
+    "text/markdown,text/html;q=0.9,application/xhtml+xml;q=0.9,text/plain;q=0.8,application/json;q=0.8,"
     "application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5"
 )
+MARKDOWN_ACCEPT = "text/markdown,text/x-markdown;q=0.9,text/plain;q=0.5"
+#: The ``engine`` of the usage rows that count answers asking to be paid (HTTP 402).
+PAY_PER_CRAWL = "pay-per-crawl (HTTP 402)"
 ROBOTS_TIMEOUT = 10.0
 NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
 #: Without ``max_document_characters``, a document keeps at most this many parts of text.
@@ -83,6 +89,7 @@ class FetchOptions:
     max_file_bytes: int = 20_000_000
     timeout_seconds: float = 20
     respect_robots_txt: bool = True
+    respect_content_signals: bool = True
     include_image_urls: bool = False
     only_conversation_urls: bool = True
     max_content_tokens: int = 5_000
@@ -116,6 +123,18 @@ class FetchOptions:
         })
 
 
+class PaymentRequired(ToolError):
+    """The site answered 402 Payment Required: counted apart in the usage table."""
+
+
+class Walled(Exception):
+    """A bot wall answered instead of the page (``blocks.blocked_by`` names it)."""
+
+    def __init__(self, wall: str):
+        super().__init__(wall)
+        self.wall = wall
+
+
 @dataclass(frozen=True)
 class Page:
     """The extracted text of one URL, as the turn cache keeps it."""
@@ -131,9 +150,11 @@ class Page:
 
 
 def page_kind(mime: str) -> str | None:
-    """``html``, ``feed``, ``xml`` or ``text`` for a page type; None for a file type."""
+    """``html``, ``markdown``, ``feed``, ``xml`` or ``text`` for a page type; None for a file type."""
     if mime in HTML_TYPES:
         return "html"
+    if mime in agents.MARKDOWN_TYPES:
+        return "markdown"
     if mime in FEED_TYPES:
         return "feed"
     if mime in XML_TYPES or mime.endswith("+xml"):
@@ -218,7 +239,7 @@ class WebFetch:
                 "web_fetch", str(url), options.allow_domains, options.deny_domains, options.respect_robots_txt,
                 options.include_image_urls, options.max_bytes, options.max_file_bytes, options.max_pdf_pages,
                 options.document_characters, options.max_html_bytes, options.render_javascript,
-                options.render_with, ctx.user_agent,
+                options.render_with, ctx.user_agent, options.respect_content_signals,
             )
             hit = ctx.shared_cache.get(key)
             if hit is not None:
@@ -236,8 +257,14 @@ class WebFetch:
             at_once, f"You have {at_once} fetches running, the most at once; fetch again when one has finished.",
             wait=limits.QUEUE_SECONDS, signal=ctx.signal,
         ):
-            ctx.limits.record(limits.Usage(ctx.user, "web_fetch"))
-            page = self.download(url, ctx)
+            engine = ""
+            try:
+                page = self.download(url, ctx)
+            except PaymentRequired:
+                engine = PAY_PER_CRAWL
+                raise
+            finally:
+                ctx.limits.record(limits.Usage(ctx.user, "web_fetch", engine))
         if key is not None:
             ctx.shared_cache.set(key, list(dataclasses.astuple(page)), options.cache_ttl_seconds)
         return page
@@ -252,12 +279,9 @@ class WebFetch:
                 "GET", url, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx),
                 headers=headers, timeout=options.timeout_seconds, cancel=ctx.signal,
             ) as response:
-                final = response.url
-                ctx.audit(
-                    host=response.canonical.host, status=response.status_code, content_type=response.content_type
-                )
-                if response.status_code >= 300:
-                    raise ToolError(f"Fetching {final} failed (HTTP {response.status_code}).")
+                final, status, answer = response.url, response.status_code, response.headers
+                ctx.audit(host=response.canonical.host, status=status, content_type=response.content_type)
+                self.check_answer(response, ctx)
                 mime = response.content_type
                 kind = page_kind(mime) if mime else "sniff"
                 if kind is None:
@@ -268,6 +292,9 @@ class WebFetch:
                 else:
                     data = response.read(options.max_bytes, on_too_large="truncate")
                 charset = response.charset
+                alternate = agents.markdown_alternate(data, response.canonical) if kind in ("html", "sniff") else None
+        except Walled as walled:
+            return self._past_the_wall(final, walled.wall, ctx, deadline)
         except ToolError:
             raise
         except Cancelled as err:
@@ -283,10 +310,67 @@ class WebFetch:
         # Read with the connection closed: reading runs in a worker under what is left of the deadline.
         if kind is None:
             return self._file(data, final, name, mime, ctx, deadline)
+        if alternate is not None and (page := self._markdown_alternate(alternate, final, ctx, deadline)):
+            return page
         page = self._page(data, kind, charset, final, deadline)
-        if options.render_javascript != "never" and (kind == "html" or (kind == "sniff" and _sniff(data) == "html")):
+        is_html = kind == "html" or (kind == "sniff" and _sniff(data) == "html")
+        if is_html and (wall := blocks.blocked_by(status, answer, data, len(page.text))):
+            return self._past_the_wall(final, wall, ctx, deadline)
+        if options.render_javascript != "never" and is_html:
             page = self._render(page, decode(data, charset, html=True), ctx, deadline)
         return page
+
+    def check_answer(self, response: Response, ctx: ToolContext) -> None:
+        """Before the body is read: a 402 (never paid, never retried), a bot wall (``Walled``), another
+        failure, or an answer whose own content signal asks not to be used in AI answers."""
+        status, answer = response.status_code, response.headers
+        if status == 402:
+            price = robots.crawler_price(answer)
+            ctx.audit(crawler_price=price)
+            raise PaymentRequired(robots.payment_required(response.url, price))
+        if status >= 300 or answer.get("cf-mitigated"):
+            # Only a refusal's body is looked at: an error page's may be slow, and it says nothing.
+            body = response.read(blocks.HEAD_BYTES, on_too_large="truncate") if status in blocks.REFUSALS else b""
+            wall = blocks.blocked_by(status, answer, body)
+            if wall is not None:
+                raise Walled(wall)
+            if status >= 300:
+                raise ToolError(f"Fetching {response.url} failed (HTTP {status}).")
+        if self.options.respect_content_signals and (against := robots.header_signal_against(answer)):
+            raise ToolError(_signal_refusal(response.canonical, *against, "answer"))
+
+    def _past_the_wall(self, url: str, wall: str, ctx: ToolContext, deadline: Deadline) -> Page:
+        """A bot wall answered instead of the page: the page rendered once, when the options render
+        pages, if the browser (or the service) is let through; else an error naming the wall."""
+        ctx.audit(blocked=wall)
+        if self.options.render_javascript != "never":
+            page = self._render(Page(url, None, ""), "", ctx, deadline, wall=wall)
+            if page.rendered:
+                return page
+        raise ToolError(blocks.message(url, wall))
+
+    def _markdown_alternate(self, alternate: URL, url: str, ctx: ToolContext, deadline: Deadline) -> Page | None:
+        """The page read from the Markdown alternate it links, through the same checks as any hop; None
+        when that cannot be read, and the HTML is read instead."""
+        timeout = deadline.remaining()
+        try:
+            with ctx.fetch.follow(
+                "GET", alternate, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx),
+                headers={"User-Agent": ctx.user_agent, "Accept": MARKDOWN_ACCEPT},
+                timeout=self.options.timeout_seconds if timeout is None else timeout, cancel=ctx.signal,
+            ) as response:
+                if response.status_code >= 300 or response.content_type not in agents.MARKDOWN_TYPES | {"text/plain"}:
+                    return None
+                data = response.read(self.options.max_bytes, on_too_large="truncate")
+                charset = response.charset
+        except Cancelled as err:
+            raise ToolCancelled() from err
+        except (ToolError, NetError) as err:
+            logger.info("web_fetch read %s instead of its Markdown alternate: %s", url, err)
+            return None
+        ctx.audit(markdown_alternate=True)
+        title, text = agents.read_markdown(decode(data, charset))
+        return self._kept(url, title, text)
 
     def check_hop(self, url: URL, ctx: ToolContext) -> None:
         """Every hop, before connecting, on the URL the client will connect to: the operator's domain
@@ -296,14 +380,21 @@ class WebFetch:
             raise ToolError(f"The address {url} is not allowed: {why}.")
         if self.options.respect_robots_txt and not self.robots_allow(url, ctx):
             raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.")
+        if self.options.respect_content_signals and (against := self.robots(url, ctx).signal_against(url.target)):
+            ctx.audit(refused="content_signal")
+            raise ToolError(_signal_refusal(url, *against, "robots.txt"))
 
     def robots_allow(self, url: URL, ctx: ToolContext) -> bool:
+        return self.robots(url, ctx).allows(str(url))  # the canonical target is what the server will be asked for
+
+    def robots(self, url: URL, ctx: ToolContext) -> robots.RobotsRules:
+        """The robots.txt rules of ``url``'s origin for our product token, read once a turn."""
         key = ("robots", url.origin)
         rules = ctx.turn_cache.get(key)
         if rules is None:
             rules = self._robots_rules(url, ctx)
             ctx.turn_cache[key] = rules
-        return rules.allows(str(url))  # the canonical target is what the server will be asked for
+        return rules
 
     def _robots_rules(self, url: URL, ctx: ToolContext) -> robots.RobotsRules:
         token = robots.product_token(ctx.user_agent)
@@ -333,13 +424,14 @@ class WebFetch:
 
     # -- rendering ----------------------------------------------------------------------------------
 
-    def _render(self, page: Page, html: str, ctx: ToolContext, deadline: Deadline) -> Page:
+    def _render(self, page: Page, html: str, ctx: ToolContext, deadline: Deadline, wall: str | None = None) -> Page:
         """The page rendered by the browser when the options ask for it (``always``), or when the static
-        reading found too little on a page that shows the marks of a script-built one (``auto``)."""
+        reading found too little on a page that shows the marks of a script-built one (``auto``), or
+        when a bot ``wall`` answered the static request (then a render still walled raises)."""
         from . import render
 
         options = self.options
-        if options.render_javascript == "auto" and not render.needs_javascript(html, page.text):
+        if options.render_javascript == "auto" and not wall and not render.needs_javascript(html, page.text):
             return page
         timeout = deadline.remaining()
         if timeout is not None:
@@ -349,7 +441,7 @@ class WebFetch:
                 raise ToolError("The page took too long to render.")
             return page
         if options.render_with != "chromium":
-            shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds)
+            shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds, wall)
             if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
                 return page
             ctx.audit(rendered=True, renderer=options.render_with)
@@ -375,12 +467,17 @@ class WebFetch:
                 raise ToolError("The page took too long to render.") from err
             return page
         shown = self._page(rendered.html.encode("utf-8"), "html", "utf-8", rendered.url, deadline)
+        if wall:
+            status = rendered.status or 200
+            # The browser met the wall too: a refusal, or a wall's page after its scripts ran.
+            if status >= 400 or blocks.blocked_by(status, {}, rendered.html.encode("utf-8"), len(shown.text)):
+                raise ToolError(blocks.message(page.url, wall))
         if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
             return page
         ctx.audit(rendered=True)
         return dataclasses.replace(shown, title=shown.title or page.title, rendered=True)
 
-    def _render_with_service(self, page: Page, ctx: ToolContext, timeout: float) -> Page:
+    def _render_with_service(self, page: Page, ctx: ToolContext, timeout: float, wall: str | None = None) -> Page:
         """The page as the operator's rendering service reads it. ``page.url`` is the final URL of the
         static download, so it has passed the domain lists, robots.txt and provenance; a different URL
         the service reports having read is checked the same way before its text is used."""
@@ -407,6 +504,8 @@ class WebFetch:
             if str(reported) != page.url:
                 self.check_hop(reported, ctx)
                 url = str(reported)
+        if wall and ((scraped.status or 200) >= 400 or blocks.is_challenge_title(scraped.title)):
+            raise ToolError(blocks.message(url, wall))
         if scraped.status is not None and scraped.status >= 400:
             raise ToolError(f"Fetching {url} failed (HTTP {scraped.status}).")
         shown = self._kept(url, scraped.title or page.title, scraped.markdown)
@@ -417,6 +516,9 @@ class WebFetch:
     def _page(self, data: bytes, kind: str, charset: str | None, url: str, deadline: Deadline) -> Page:
         if kind == "sniff":
             kind = _sniff(data)
+        if kind == "markdown":
+            title, text = agents.read_markdown(decode(data, charset))
+            return self._kept(url, title, text)
         if kind == "html":
             limit = self.options.max_html_bytes
             notes = []
@@ -454,6 +556,12 @@ class WebFetch:
         if notes:
             text = "\n\n".join([text, *notes]) if text else "\n\n".join(notes)
         return Page(url, title, text)
+
+
+def _signal_refusal(url: URL, signal: robots.Signal, key: str, where: str) -> str:
+    """What the model is told when the site asks that its page not be used in AI answers."""
+    return (f"{url.display()} was not read: its site asks that its pages not be used as input to AI answers "
+            f"({signal.describe(key)} in its {where}).")
 
 
 def cut_markup(data: bytes, limit: int) -> bytes:
