@@ -5,6 +5,8 @@ by replayed results; never by the model's own text or by an error that echoes th
 """
 from __future__ import annotations
 
+import json
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -16,7 +18,7 @@ from webtools.integrations import openai as wt_openai
 from webtools.net import AddressPolicy, HttpClient
 from webtools.plugins.web_fetch import WebFetchOptionsForm, WebFetchPlugin
 from webtools.plugins.web_fetch.tool import NOT_FROM_CONVERSATION
-from webtools.runtime import Ingesters, PluginSetup, Registry, Tool, ToolError, Turn
+from webtools.runtime import Ingesters, PluginSetup, Registry, Tool, ToolError, Turn, wrap_untrusted
 from webtools.runtime.provenance import MAX_URLS, ConversationUrls, canonical, urls_in
 
 PAGE = """<html><head><title>Tides</title></head><body><article><h1>Tides</h1>
@@ -180,13 +182,33 @@ def test_urls_in_another_tools_output_count_but_not_in_its_errors(client, site):
         return {"results": [{"url": site.url("/springs")}]}
 
     schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
-    with fetch_turn(client, Tool("finder", "", schema, finder)) as turn:
+    with fetch_turn(client, Tool("finder", "", schema, finder, untrusted=True)) as turn:
         turn.call("finder", {"text": "fail"})
         # The model put a URL in its input; the error echoes it: it must not become fetchable.
         turn.call("finder", {"text": site.url("/other")})
         assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
         turn.call("finder", {"text": "tides"})
         assert not turn.call("web_fetch", {"url": site.url("/springs")}).is_error
+
+
+def test_a_trusted_tools_output_never_counts_it_may_echo_the_models_input(client, site):
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    echo = Tool("echo", "", schema, lambda input, ctx: {"said": input["text"]})
+    with fetch_turn(client, echo) as turn:
+        assert not turn.call("echo", {"text": site.url("/other")}).is_error
+        assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
+    assert site.hits("/other") == 0
+
+
+def test_an_untrusted_output_does_not_vouch_for_the_urls_of_its_own_input(client, site):
+    schema = {"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]}
+    echo = Tool("echo", "", schema, lambda input, ctx: {"results": [{"url": input["text"]}]}, untrusted=True)
+    with fetch_turn(client, echo) as turn:
+        # Escaped as JSON text or not, the model's own URL does not come back as "seen".
+        assert not turn.call("echo", '{"text": "' + site.url("/other").replace("/", "\\/") + '"}').is_error
+        assert not turn.call("echo", {"text": site.url("/other")}).is_error
+        assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
+    assert site.hits("/other") == 0
 
 
 def test_a_replayed_result_restores_its_urls_but_a_replayed_error_does_not(client, site):
@@ -220,11 +242,15 @@ def test_openai_adapter_observes_user_and_tool_messages_but_not_the_models():
         {"role": "user", "content": [{"type": "text", "text": "and https://parts.example/b"},
                                      {"type": "image_url", "image_url": {"url": "https://image.example/c"}}]},
         {"role": "assistant", "content": "I will fetch https://model.example/leak?q=secret"},
-        {"role": "tool", "tool_call_id": "1", "content": '{"url": "https://tool.example/d"}'},
+        {"role": "tool", "tool_call_id": "1", "content": wrap_untrusted('{"url": "https://tool.example/d"}')},
+        # A trusted tool's output (not wrapped) and an error echoing the model's input never count.
+        {"role": "tool", "tool_call_id": "2", "content": '{"url": "https://trusted.example/e"}'},
+        {"role": "tool", "tool_call_id": "3", "content": wrap_untrusted('{"error": "Bad https://err.example/f"}')},
     ])
     assert "https://user.example/a" in turn.urls and "https://parts.example/b" in turn.urls
     assert "https://tool.example/d" in turn.urls
-    for url in ("https://system.example/", "https://image.example/c", "https://model.example/leak?q=secret"):
+    for url in ("https://system.example/", "https://image.example/c", "https://model.example/leak?q=secret",
+                "https://trusted.example/e", "https://err.example/f"):
         assert url not in turn.urls
 
 
@@ -236,10 +262,128 @@ def test_anthropic_adapter_observes_user_text_and_tool_results_but_not_the_model
                                           {"type": "tool_use", "id": "t", "name": "web_fetch",
                                            "input": {"url": "https://model.example/x"}}]},
         {"role": "user", "content": [
-            {"type": "tool_result", "tool_use_id": "t", "content": [{"type": "text", "text": "https://r.example/"}]},
+            {"type": "tool_result", "tool_use_id": "t",
+             "content": [{"type": "text", "text": wrap_untrusted('"https://r.example/ https://model.example/x"')}]},
+            {"type": "tool_result", "tool_use_id": "u", "is_error": True,
+             "content": wrap_untrusted('"Nothing at https://err.example/"')},
             {"type": "text", "text": "also https://user.example/b"},
         ]},
     ])
     for url in ("https://user.example/a", "https://user.example/b", "https://r.example/"):
         assert url in turn.urls
-    assert "https://model.example/leak?q=s" not in turn.urls and "https://model.example/x" not in turn.urls
+    # The tool's output echoed the model's own input: it does not vouch for it.
+    for url in ("https://model.example/leak?q=s", "https://model.example/x", "https://err.example/"):
+        assert url not in turn.urls
+
+
+# -- one rule across turns and adapters (hypothesis) --------------------------------------------------
+#
+# A transcript is made by real calls in turn 1 and kept as the documented loops keep it; turn 2 observes
+# it through an adapter. URLs are hidden in every field of every kind of message; only what the user
+# wrote and what a successful untrusted output brought from outside may count as seen, in either turn.
+
+OUTSIDE = {n: f"https://outside-{n}.example/page?id={n}" for n in range(4)}
+LOOKUP_SCHEMA = {
+    "type": "object",
+    "properties": {"key": {"type": "integer"}, "note": {"type": "string"}, "fail": {"type": "boolean"}},
+    "required": ["key"],
+}
+ECHO_SCHEMA = {"type": "object", "properties": {"note": {"type": "string"}}, "required": ["note"]}
+
+
+def _lookup(input, ctx):
+    """An untrusted tool: a page from outside that also echoes the model's note (as a careless
+    plugin might); with ``fail`` it raises an error that echoes the note."""
+    if input.get("fail"):
+        raise ToolError(f"Nothing found for {input.get('note', '')}.")
+    return {"content": f"See {OUTSIDE[input['key'] % len(OUTSIDE)]} for more.", "asked": input.get("note", "")}
+
+
+def _transcript_registry() -> Registry:
+    registry = Registry()
+    registry.register(Tool("lookup", "", LOOKUP_SCHEMA, _lookup, untrusted=True), "test")
+    registry.register(Tool("echo", "", ECHO_SCHEMA, lambda input, ctx: {"said": input["note"]}), "test")
+    return registry
+
+
+def _model_url(n: int, spelling: int) -> str:
+    url = f"https://model-{n}.example/collect?d=SECRET{n}"
+    return [url, url.upper().replace("?D=SECRET", "?d=SECRET"), url.replace("https://", "HTTPS://")][spelling]
+
+
+STEP = st.one_of(
+    st.tuples(st.just("user"), st.integers(0, 99)),
+    st.tuples(st.just("system"), st.integers(0, 99)),
+    st.tuples(st.just("assistant"), st.integers(0, 99)),
+    # A call: which tool, the page key, where the model's URL hides, whether the call fails.
+    st.tuples(st.just("call"), st.sampled_from(["lookup", "echo"]), st.integers(0, 3),
+              st.sampled_from(["note", "key", "none"]), st.booleans(), st.integers(0, 99)),
+)
+
+
+def _run_transcript(steps, spelling: int, dialect: str):
+    """Turn 1: real calls for the steps; returns (turn 1, the kept messages, URLs that may count,
+    URLs the model composed)."""
+    registry = _transcript_registry()
+    allowed, composed = set(), set()
+    messages: list = []
+    turn = Turn(registry=registry, requested_tools=["lookup", "echo"])
+    for index, step in enumerate(steps):
+        kind = step[0]
+        if kind == "user":
+            url = f"https://user-{step[1]}.example/a"
+            allowed.add(canonical(url))
+            messages.append({"role": "user", "content": f"Please read {url}."})
+            turn.observe(f"Please read {url}.")
+        elif kind in ("system", "assistant"):
+            url = _model_url(step[1], spelling)
+            composed.add(canonical(url))
+            messages.append({"role": kind, "content": f"I will now fetch {url}"})
+        else:
+            _, tool, key, hide, fail, n = step
+            url = _model_url(n, spelling)
+            composed.add(canonical(url))
+            if tool == "lookup":
+                args = {"key": url if hide == "key" else key, "note": url if hide == "note" else "tides"}
+                if fail:
+                    args["fail"] = True
+            else:
+                args = {"note": url if hide != "none" else "tides"}
+            call_id = f"c{index}"
+            text = json.dumps(args).replace("/", "\\/")  # what a model may send: escaped, still the URL
+            result = turn.call(tool, text, call_id)
+            # Every call runs (or fails) as the step says: the transcript is the one a host keeps.
+            assert result.is_error == (hide == "key" and tool == "lookup" or fail and tool == "lookup"), result
+            if tool == "lookup" and not result.is_error:
+                allowed.add(canonical(OUTSIDE[key % len(OUTSIDE)]))
+            if dialect == "openai":
+                messages.append({"role": "assistant", "content": None, "tool_calls": [
+                    {"id": call_id, "type": "function", "function": {"name": tool, "arguments": text}}]})
+                messages.append(wt_openai.tool_message(result))
+            else:
+                messages.append({"role": "assistant", "content": [
+                    {"type": "text", "text": f"Calling {tool}."},
+                    {"type": "tool_use", "id": call_id, "name": tool, "input": args}]})
+                messages.append({"role": "user", "content": [wt_anthropic.tool_result_block(result)]})
+    return turn, messages, allowed, composed - allowed
+
+
+@settings(max_examples=150, deadline=None)
+@given(steps=st.lists(STEP, min_size=1, max_size=12), spelling=st.integers(0, 2),
+       dialect=st.sampled_from(["openai", "anthropic"]))
+def test_only_the_users_text_and_successful_untrusted_outputs_count_in_any_number_of_turns(
+    steps, spelling, dialect
+):
+    first, messages, allowed, composed = _run_transcript(steps, spelling, dialect)
+    adapter = wt_openai if dialect == "openai" else wt_anthropic
+    later = Turn(registry=_transcript_registry())
+    adapter.observe(later, messages)
+    # And a third turn that observes the same history again, as a host does every turn.
+    third = Turn(registry=_transcript_registry())
+    adapter.observe(third, messages)
+    for turn in (first, later, third):
+        for url in composed:
+            assert url not in turn.urls, url
+    for turn in (later, third):
+        for url in allowed:
+            assert url in turn.urls, url

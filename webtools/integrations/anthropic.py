@@ -28,19 +28,35 @@ def tools(turn: Turn) -> list[dict]:
 
 
 def observe(turn: Turn, messages: Any) -> None:
-    """Tell the turn what the conversation holds: the text of every ``user`` message, its
-    ``tool_result`` blocks (earlier tools' results) included, so the URLs in them may be fetched.
-    ``assistant`` messages are not observed: a URL the model wrote may be one a page dictated."""
-    for message in messages or []:
+    """Tell the turn what the conversation holds, so the URLs that someone other than the model wrote
+    may be fetched: the text blocks of every ``user`` message, and every ``tool_result`` block that
+    holds a successful untrusted result (less the URLs of its own ``tool_use`` input). ``assistant``
+    messages, tool inputs and error results (``is_error``) are not counted: a URL the model wrote may
+    be one a page dictated (``webtools.runtime.provenance`` has the rule)."""
+    messages = list(messages or [])
+    inputs = {
+        field(block, "id"): field(block, "input")
+        for message in messages if field(message, "role") == "assistant"
+        for block in _blocks(field(message, "content"))
+        if field(block, "type") == "tool_use"
+    }
+    for message in messages:
         if field(message, "role") != "user":
             continue
         content = field(message, "content")
         for text in text_parts(content):
             turn.observe(text)
-        for block in content if isinstance(content, list) else []:
+        for block in _blocks(content):
             if field(block, "type") == "tool_result":
+                call_input = inputs.get(field(block, "tool_use_id"))
                 for text in text_parts(field(block, "content")):
-                    turn.observe(text)
+                    turn.urls.observe_tool_message(
+                        text, is_error=bool(field(block, "is_error")), call_input=call_input
+                    )
+
+
+def _blocks(content: Any) -> list:
+    return content if isinstance(content, list) else []
 
 
 def tool_uses(message: Any) -> list[Call]:

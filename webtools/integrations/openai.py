@@ -28,13 +28,26 @@ def tools(turn: Turn) -> list[dict]:
 
 
 def observe(turn: Turn, messages: Any) -> None:
-    """Tell the turn what the conversation holds: the text of every ``user`` message and of every
-    ``tool`` message (earlier tools' results), so the URLs in them may be fetched. ``system`` and
-    ``assistant`` messages are not observed: a URL the model wrote may be one a page dictated."""
-    for message in messages or []:
-        if field(message, "role") in ("user", "tool"):
+    """Tell the turn what the conversation holds, so the URLs that someone other than the model wrote
+    may be fetched: the text of every ``user`` message, and every ``tool`` message that holds a
+    successful untrusted result (less the URLs of its own call's arguments). ``system`` and
+    ``assistant`` messages, tool arguments and error results are not counted: a URL the model wrote
+    may be one a page dictated (``webtools.runtime.provenance`` has the rule)."""
+    messages = list(messages or [])
+    arguments = {
+        field(call, "id"): field(field(call, "function"), "arguments")
+        for message in messages if field(message, "role") == "assistant"
+        for call in field(message, "tool_calls") or []
+    }
+    for message in messages:
+        role = field(message, "role")
+        if role == "user":
             for text in text_parts(field(message, "content")):
                 turn.observe(text)
+        elif role == "tool":
+            call_input = arguments.get(field(message, "tool_call_id"))
+            for text in text_parts(field(message, "content")):
+                turn.urls.observe_tool_message(text, call_input=call_input)
 
 
 def tool_calls(message: Any) -> list[Call]:

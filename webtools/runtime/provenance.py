@@ -5,19 +5,29 @@ model composed, carrying conversation data out in its query. A URL that the user
 returned or that a page the model read linked to was not composed by the model, so it carries nothing
 the model added. ``ConversationUrls`` records those; ``web_fetch`` refuses the rest.
 
-What counts as having appeared: the text the host observes (the user's messages), and the successful
-output of every tool call (search results, the part of a page the model was shown and its links).
-Error outputs never count: they may echo the model's own input back. The model's own messages never
-count either: they are exactly what an injected page steers.
+The one rule, decided here and nowhere else (the turn, ``replay``, both adapters' ``observe`` and the
+MCP door all call ``ConversationUrls``):
+
+- What the user wrote counts (``observe``).
+- A tool's result counts when it succeeded and its tool is untrusted (its output came from outside:
+  a page, an engine), less every URL that the call's own input holds (``observe_result``); in a
+  transcript, a tool message counts only as a whole wrapped untrusted output that is not an error
+  (``observe_tool_message``).
+- Nothing else counts: error results (they echo the model's input back: a schema error quotes the bad
+  value), trusted tools' outputs (a tool that only computes may echo its input), the model's own
+  messages and tool arguments (exactly what an injected page steers), system prompts.
 """
 from __future__ import annotations
 
+import json
 import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from webtools.net import InvalidURL, read_url
+
+from .wrapping import unwrap_untrusted
 
 #: An http(s) URL in running text, up to whitespace or a character no URL holds unescaped.
 _URL = re.compile(r"""https?://[^\s<>"'`\\^{}|]+""", re.I)
@@ -69,14 +79,35 @@ class ConversationUrls:
             self.observe(text)
 
     def observe(self, text: str) -> None:
-        """Record the URLs in ``text``: a message the user wrote, or text a tool returned."""
+        """Record the URLs in ``text``, a message the user wrote (or text the host vouches for as the
+        user's). Never pass the model's own text or a tool's."""
         if isinstance(text, str) and text:
             self._add(urls_in(text))
 
-    def observe_output(self, output: Any) -> None:
-        """Record the URLs in a tool's output: every string in it, at any depth."""
-        for text in _strings(output):
-            self.observe(text)
+    def observe_result(self, output: Any, *, untrusted: bool, is_error: bool = False,
+                       call_input: Any = None) -> None:
+        """Record what one tool result adds: every URL in a successful untrusted ``output`` (any
+        string at any depth) that the call's own ``call_input`` does not hold; nothing for an error,
+        an error-shaped output or a trusted tool's output. ``call_input`` is the call's arguments, as
+        a mapping or as the model's JSON text."""
+        if not untrusted or is_error or is_error_output(output):
+            return
+        found = _urls_of(output)
+        if found:
+            self._add(found - _urls_of(_arguments(call_input)))
+
+    def observe_tool_message(self, text: Any, *, is_error: bool = False, call_input: Any = None) -> None:
+        """Record what a tool message of a transcript adds: the text the model was shown
+        (``ToolResult.model_text``). Only a whole wrapped untrusted output counts, and only when it is
+        not an error; its inner JSON is read back into the output it was made from."""
+        inner = unwrap_untrusted(text)
+        if inner is None:
+            return
+        try:
+            output = json.loads(inner)
+        except ValueError:
+            output = inner
+        self.observe_result(output, untrusted=True, is_error=is_error, call_input=call_input)
 
     def _add(self, urls: set[str]) -> None:
         with self._lock:
@@ -94,11 +125,35 @@ class ConversationUrls:
         return len(self._urls)
 
 
+def is_error_output(output: Any) -> bool:
+    """An error result's output: an object with an ``error`` member (``{"error": message}``, with
+    whatever details the runtime adds beside it). No successful output of a webtools tool has one."""
+    return isinstance(output, Mapping) and "error" in output
+
+
+def _arguments(call_input: Any) -> Any:
+    """A call's arguments as data: the model's JSON text decoded, so an escaped URL is seen too."""
+    if isinstance(call_input, str):
+        try:
+            return json.loads(call_input)
+        except ValueError:
+            return call_input
+    return call_input
+
+
+def _urls_of(value: Any) -> set[str]:
+    found: set[str] = set()
+    for text in _strings(value):
+        found |= urls_in(text)
+    return found
+
+
 def _strings(value: Any) -> Iterable[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, Mapping):
-        for item in value.values():
+        for key, item in value.items():
+            yield from _strings(key)
             yield from _strings(item)
     elif isinstance(value, (list, tuple)):
         for item in value:

@@ -207,7 +207,7 @@ class Turn:
             # A page or an engine may echo a key back; no spelling of one reaches the model. A lone
             # surrogate (from JSON a tool read) would fail every encoder downstream: it is replaced.
             output = json_input.readable(redact_data(output, self._secrets))
-            self.urls.observe_output(output)
+            self.urls.observe_result(output, untrusted=tool.untrusted, call_input=input)
         except ToolError as err:
             return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)
         except Exception:
@@ -261,13 +261,17 @@ class Turn:
     def replay(self, results: Iterable[Mapping[str, Any]]) -> list[str]:
         """Render stored raw results of an earlier turn for the model, with fresh boundaries.
 
-        The URLs of the results that were not errors count as having appeared in the conversation
-        again, as they did when the results were new.
+        The URLs of the results that counted when they were new (successful outputs of untrusted tools,
+        less the URLs of their own ``input`` where stored) count again; errors never do, nor do results
+        of a tool no longer registered (nobody can say where they came from).
         """
         results = list(results)
         for result in results:
-            if not _is_error(result):
-                self.urls.observe_output(result.get("output"))
+            tool = self.registry.get(result.get("tool"))
+            self.urls.observe_result(
+                result.get("output"), untrusted=tool is not None and tool.untrusted,
+                is_error=_is_error(result), call_input=result.get("input"),
+            )
         return _replay(results, self.registry)
 
     # -- lifetime --------------------------------------------------------------------------------

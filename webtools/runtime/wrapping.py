@@ -8,6 +8,7 @@ nesting or case changes).
 from __future__ import annotations
 
 import json
+import re
 import secrets
 from collections.abc import Iterable, Mapping
 from typing import Any
@@ -36,6 +37,20 @@ def wrap_untrusted(text: str, boundary: str | None = None) -> str:
         f'<untrusted_tool_output id="{boundary}">\n{UNTRUSTED_NOTICE}\n{text}\n'
         f'</untrusted_tool_output id="{boundary}">'
     )
+
+
+_WRAPPED = re.compile(
+    r'<untrusted_tool_output id="([0-9a-f]{32})">\n' + re.escape(UNTRUSTED_NOTICE) + r"\n(.*)\n"
+    r'</untrusted_tool_output id="\1">',
+    re.S,
+)
+
+
+def unwrap_untrusted(text: str) -> str | None:
+    """The text inside ``wrap_untrusted``'s fence, or None when ``text`` is not one whole wrapped
+    output (a trusted tool's text, or anything else)."""
+    match = _WRAPPED.fullmatch(text) if isinstance(text, str) else None
+    return match.group(2) if match else None
 
 
 def model_text(output: Any, untrusted: bool) -> str:
