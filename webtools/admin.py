@@ -8,6 +8,7 @@ from decimal import Decimal
 from django import forms
 from django.contrib import admin, messages
 from django.core.exceptions import PermissionDenied
+from django.db import transaction
 from django.db.models import Q, Sum
 from django.http import Http404, HttpResponseRedirect
 from django.template.response import TemplateResponse
@@ -236,8 +237,12 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         return [test, scopes, *super().get_urls()]
 
     def get_object(self, request, object_id, from_field=None):
-        """The row, named by its plugin in titles, breadcrumbs, messages and the history."""
+        """The row, named by its plugin in titles, breadcrumbs, messages and the history; for a save,
+        held until the save's transaction ends (the admin's change view runs in one), so a save here and
+        one on *Keys per engine* at once never lose each other's keys."""
         obj = super().get_object(request, object_id, from_field)
+        if obj is not None and request.method == "POST":
+            obj = PluginOptions.locked(pk=obj.pk)
         plugin = get_plugin(obj.plugin) if obj is not None else None
         if plugin is not None:
             obj.display_name = plugin.name
@@ -257,7 +262,12 @@ class PluginOptionsAdmin(admin.ModelAdmin):
 
     def scopes_view(self, request, object_id):
         """Keys, base URLs and fields per engine, entered for an engine without choosing it (what a
-        fallback engine uses), and cleared; never shown back."""
+        fallback engine uses), and cleared; never shown back. A change is saved in one transaction
+        holding the row, and written to the admin's history by the fields' labels only."""
+        with transaction.atomic():
+            return self._scopes_view(request, object_id)
+
+    def _scopes_view(self, request, object_id):
         obj = self.get_object(request, object_id)
         plugin = get_plugin(obj.plugin) if obj is not None else None
         if plugin is None or scoped_fields(plugin) is None:
@@ -288,6 +298,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
                 obj.set_secrets({key: value for key, value in kept.items() if key not in cleared})
                 obj.values = {key: value for key, value in values.items() if key not in cleared}
                 obj.save()
+                self._log_scope_change(request, obj, plugin, names, label, cleared=True, form=form)
                 messages.info(request, _("Cleared for %(scope)s.") % {"scope": label})
                 return HttpResponseRedirect(request.path)
             else:
@@ -299,6 +310,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
                     obj.values = checked.stored_values
                     obj.set_secrets(checked.stored_secrets)
                     obj.save()
+                    self._log_scope_change(request, obj, plugin, names, label, cleared=False, form=form)
                     messages.info(request, _("Kept for %(scope)s.") % {"scope": label})
                     return HttpResponseRedirect(request.path)
         context = {
@@ -310,6 +322,21 @@ class PluginOptionsAdmin(admin.ModelAdmin):
             "kept": self._kept_rows(plugin, form, controller, names, values, stored_secrets),
         }
         return TemplateResponse(request, "admin/webtools/pluginoptions/scopes.html", context)
+
+    def _log_scope_change(self, request, obj, plugin, names, label, *, cleared: bool, form) -> None:
+        """The admin history's entry for a change on *Keys per engine*: which fields of which engine
+        were set or cleared, by their labels; never a value."""
+        base = plugin.options_form.base_fields
+        if cleared:
+            changed = [name for name in names if form.cleaned_data.get(f"{name}_clear")]
+        else:
+            changed = [name for name in names if form.cleaned_data.get(name)]
+        fields = [str(base[name].label or name) for name in changed]
+        action = _("Cleared") if cleared else _("Set")
+        self.log_change(request, obj, [{"changed": {
+            "name": str(_("%(action)s for %(scope)s") % {"action": action, "scope": label}),
+            "object": str(obj), "fields": fields,
+        }}])
 
     @staticmethod
     def _kept_rows(plugin, form, controller, names, values, stored_secrets) -> list[tuple[str, list[str]]]:

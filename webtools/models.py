@@ -32,6 +32,19 @@ class SecretsMixin(models.Model):
             instance.values = readable(instance.values)
         return instance
 
+    @classmethod
+    def locked(cls, **lookup):
+        """The row matching ``lookup`` (made when missing), held until the caller's transaction ends.
+
+        Call it inside ``transaction.atomic()`` and read, change and save the row there: a second save
+        of the same row waits for the first and then reads what it wrote, so neither loses the other's
+        keys, and two first saves never both insert the row. PostgreSQL holds the row with ``SELECT
+        ... FOR UPDATE``; SQLite serialises writing transactions when they begin ``IMMEDIATE``
+        (docs/deploy.md).
+        """
+        cls.objects.get_or_create(**lookup)
+        return cls.objects.select_for_update().get(**lookup)
+
     def get_secrets(self) -> dict[str, str]:
         return crypto.decrypt_json(self.encrypted_secrets)
 

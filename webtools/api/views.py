@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from django.apps import apps
+from django.db import transaction
 from django.http import Http404, QueryDict
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
@@ -70,10 +71,6 @@ def operation(**kwargs):
         return extend_schema(**kwargs)(method)
 
     return decorator
-
-
-def _stored(user, plugin_id: str) -> UserPluginSettings | None:
-    return UserPluginSettings.objects.filter(user=user, plugin=plugin_id).first()
 
 
 def _stored_secrets(row: UserPluginSettings | None) -> dict[str, str]:
@@ -241,19 +238,22 @@ class UserPluginSettingsView(SettingsAPIView):
         if wrong_types:
             return Response(wrong_types, status=status.HTTP_400_BAD_REQUEST)
         secret_names = secret_fields(form)
-        row = _stored(request.user, plugin_id)
         clear = [name for name in secret_names if name in body and not body[name]]
         data = {k: v for k, v in body.items() if not (k in secret_names and v is None)}
         show_when = get_plugin(plugin_id).show_when
-        checked = validate_settings(
-            form, data, _stored_secrets(row), clear, show_when=show_when, stored_values=row.values if row else {}
-        )
-        if not checked.is_valid():
-            return Response(checked.errors, status=status.HTTP_400_BAD_REQUEST)
-        row = row or UserPluginSettings(user=request.user, plugin=plugin_id)
-        row.values = checked.values
-        row.set_secrets(checked.stored_secrets)
-        row.save()
+        # Read, change and write in one transaction holding the row, so two saves at once each build
+        # on the other's keys instead of one overwriting them (or both inserting the row: 500).
+        with transaction.atomic():
+            row = UserPluginSettings.locked(user=request.user, plugin=plugin_id)
+            checked = validate_settings(
+                form, data, _stored_secrets(row), clear, show_when=show_when, stored_values=row.values or {}
+            )
+            if not checked.is_valid():
+                transaction.set_rollback(True)
+                return Response(checked.errors, status=status.HTTP_400_BAD_REQUEST)
+            row.values = checked.values
+            row.set_secrets(checked.stored_secrets)
+            row.save()
         entry = next(e for e in plugin_entries(request.user, built) if e["id"] == plugin_id)
         return Response(entry)
 
