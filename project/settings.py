@@ -140,6 +140,11 @@ WEBTOOLS = {
     "ALLOW_PRIVATE_NETWORKS": env("ALLOW_PRIVATE_NETWORKS"),
     "APP_NAME": env("WEBTOOLS_APP_NAME", default="webtools-demo"),
     "PUBLIC_URL": env("WEBTOOLS_PUBLIC_URL", default="http://127.0.0.1:8000/"),
+    # Outbound proxies (docs/deploy.md): http://, https:// or socks5://, credentials in the URL.
+    "PROXIES": {
+        key: url for key, url in (("fetch", env("WEBTOOLS_FETCH_PROXY", default="")),
+                                  ("engines", env("WEBTOOLS_ENGINE_PROXY", default=""))) if url
+    },
 }
 
 # The demo chat (/chat/): any OpenAI-compatible server. Without a base URL and a model the page says

@@ -339,8 +339,19 @@ class LoopbackServer:
             return sum(1 for r in self.requests if path is None or r.path == path)
 
 
+def _san(x509: Any, name: str) -> Any:
+    """A certificate's name for ``name``: an IP address entry for an address, else a DNS name."""
+    import ipaddress
+
+    try:
+        return x509.IPAddress(ipaddress.ip_address(name))
+    except ValueError:
+        return x509.DNSName(name)
+
+
 def make_tls_context(directory: Any, hostnames: Iterable[str]) -> tuple[ssl.SSLContext, str]:
-    """A throwaway CA and a certificate for ``hostnames`` signed by it, written under ``directory``.
+    """A throwaway CA and a certificate for ``hostnames`` (names or IP addresses) signed by it, written
+    under ``directory``.
 
     Returns the server's SSL context and the CA file a client must trust.
     """
@@ -372,7 +383,7 @@ def make_tls_context(directory: Any, hostnames: Iterable[str]) -> tuple[ssl.SSLC
         x509.CertificateBuilder().subject_name(name(hostnames[0])).issuer_name(ca_cert.subject)
         .public_key(key.public_key()).serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(days=1)).not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(h) for h in hostnames]), critical=False)
+        .add_extension(x509.SubjectAlternativeName([_san(x509, h) for h in hostnames]), critical=False)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(ca_key.public_key()), critical=False)
         .add_extension(x509.ExtendedKeyUsage([x509.oid.ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)

@@ -9,6 +9,7 @@
 | webtools.E003 | error | the tool registry cannot be built (two plugins register one tool name) |
 | webtools.W015 | warning | saved options this host cannot honour (``Plugin.check``: a program or key they need) |
 | webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
+| webtools.E004 | error | ``WEBTOOLS["PROXIES"]`` is not a dict of ``fetch`` and ``engines`` proxy URLs it can use |
 """
 from __future__ import annotations
 
@@ -68,6 +69,28 @@ def check_private_networks(app_configs=None, **kwargs):
             )
         ]
     return []
+
+
+@register(Tags.security)
+def check_proxies(app_configs=None, **kwargs):
+    """Every outbound proxy URL can be used; the messages never repeat a URL (it may hold a password)."""
+    from .net.proxy_upstream import UpstreamProxy
+
+    proxies = get_setting("PROXIES") or {}
+    hint = 'WEBTOOLS["PROXIES"] = {"fetch": "http://user:password@proxy:3128", "engines": "socks5://proxy:1080"}'
+    if not isinstance(proxies, dict):
+        return [Error('WEBTOOLS["PROXIES"] must be a dict.', hint=hint, id="webtools.E004")]
+    errors = []
+    for key in sorted(set(proxies) - {"fetch", "engines"}, key=str):
+        errors.append(Error(f'WEBTOOLS["PROXIES"] has an unknown key {key!r}: only "fetch" and "engines" are read.',
+                            hint=hint, id="webtools.E004"))
+    for key in ("fetch", "engines"):
+        if proxies.get(key):
+            try:
+                UpstreamProxy.read(proxies[key])
+            except ValueError as err:
+                errors.append(Error(f'WEBTOOLS["PROXIES"]["{key}"]: {err}', hint=hint, id="webtools.E004"))
+    return errors
 
 
 @register(Tags.database)

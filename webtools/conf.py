@@ -9,6 +9,7 @@ A host project configures webtools with one dict::
         "APP_NAME": "webtools",           # product token in the User-Agent and robots.txt
         "PUBLIC_URL": "",                 # where operators of fetched sites can read about the bot
         "CACHE": "default",               # Django cache alias of the limits' counters and the shared cache
+        "PROXIES": {"fetch": "...", "engines": "..."},  # outbound proxies (docs/deploy.md)
     }
 """
 from __future__ import annotations
@@ -40,6 +41,10 @@ DEFAULTS: dict[str, Any] = {
     # The alias in CACHES that keeps per-minute windows, slots, cool-downs and the shared cache of
     # results. Redis (or Memcached) when several workers serve: see docs/deploy.md.
     "CACHE": "default",
+    # Outbound proxies: "fetch" carries every request for a URL from a user or the model (pages,
+    # robots.txt, the renderer's traffic), "engines" every request to an operator-set endpoint (search
+    # engines, rendering services). http://, https:// or socks5:// URLs, credentials in the user info.
+    "PROXIES": {},
 }
 
 _MISSING = object()

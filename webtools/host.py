@@ -397,8 +397,9 @@ def http_clients(user_agent: str):
 
         policy = import_string(policy)
     allow_private = bool(conf.get_setting("ALLOW_PRIVATE_NETWORKS"))
-    guarded = client_for(allow_private, policy=policy, user_agent=user_agent)
-    plain = client_for(True, user_agent=user_agent)
+    proxies = conf.get_setting("PROXIES") or {}
+    guarded = client_for(allow_private, policy=policy, user_agent=user_agent, proxy=proxies.get("fetch"))
+    plain = client_for(True, user_agent=user_agent, proxy=proxies.get("engines"))
     return guarded, plain
 
 

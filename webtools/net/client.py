@@ -30,6 +30,7 @@ from .errors import (
     TooManyRedirects,
 )
 from .policy import DEFAULT_POLICY, AddressPolicy
+from .proxy_upstream import ProxiedAdapter, UpstreamProxy, pinned_tunnel
 from .response import ACCEPTED_CODINGS, Response
 from .urls import URL, display_url, read_url
 
@@ -58,6 +59,10 @@ class HttpClient:
     ``resolver(host, port) -> [ip, ...]`` replaces ``getaddrinfo``; tests give fake names addresses
     with it. One client may be shared by the calls of a turn; its keep-alive pools are per host and
     every pooled connection was checked when it was opened and is checked again when reused.
+
+    ``proxy`` (a URL, ``http://``, ``https://`` or ``socks5://``, credentials in its user info) sends
+    everything through the operator's outbound proxy; a guarded client still resolves and checks each
+    target first and asks the proxy for the checked address (``proxy_upstream``).
     """
 
     def __init__(
@@ -67,15 +72,18 @@ class HttpClient:
         resolver: Resolver | None = None,
         user_agent: str | None = None,
         ca_certs: str | None = None,
+        proxy: str | UpstreamProxy | None = None,
     ):
         self.policy = policy
+        self.proxy = UpstreamProxy.read(proxy) if isinstance(proxy, str) else proxy
         self._guard = _Guard(policy, resolver)
         self._verify: bool | str = ca_certs or True
         session = requests.Session()
         session.trust_env = False  # no *_PROXY, no .netrc, no REQUESTS_CA_BUNDLE from the environment
         session.cookies = requests.cookies.RequestsCookieJar(policy=_NoCookies())
         session.adapters.clear()
-        self._adapter = _GuardedAdapter(self._guard)
+        self._adapter = (_GuardedAdapter(self._guard) if self.proxy is None
+                         else ProxiedAdapter(self._guard, self.proxy))
         session.mount("https://", self._adapter)
         session.mount("http://", self._adapter)
         session.headers["Accept-Encoding"] = ACCEPTED_CODINGS
@@ -90,11 +98,12 @@ class HttpClient:
 
     def clone(self) -> HttpClient:
         """A new client with this one's policy, resolver and CA bundle, and its own connections."""
-        return HttpClient(policy=self.policy, resolver=self.resolver,
+        return HttpClient(policy=self.policy, resolver=self.resolver, proxy=self.proxy,
                           ca_certs=self._verify if isinstance(self._verify, str) else None)
 
     def __repr__(self) -> str:
-        return f"<HttpClient {'guarded' if self.policy is not None else 'plain'}>"
+        through = f" through {self.proxy}" if self.proxy is not None else ""
+        return f"<HttpClient {'guarded' if self.policy is not None else 'plain'}{through}>"
 
     def __enter__(self) -> HttpClient:
         return self
@@ -144,6 +153,9 @@ class HttpClient:
         deadline = _Deadline(timeout, cancel)
         deadline.url = url
         try:
+            if self.proxy is not None:
+                return pinned_tunnel(self._guard, self.proxy, url, deadline, deadline.check(),
+                                     self._verify if isinstance(self._verify, str) else None)
             return self._guard.dial(url.host, url.port, deadline, timeout=timeout)
         except AddressNotAllowed as err:
             raise err.for_url(url) from err
@@ -261,9 +273,9 @@ class HttpClient:
 
 
 def client_for(allow_private_networks: bool, policy: AddressPolicy | None = None,
-               user_agent: str | None = None) -> HttpClient:
+               user_agent: str | None = None, proxy: str | None = None) -> HttpClient:
     """The client for URLs from users or the model: guarded by ``policy`` (the default table when
-    None), or plain when the operator set ``ALLOW_PRIVATE_NETWORKS``."""
+    None), or plain when the operator set ``ALLOW_PRIVATE_NETWORKS``; through ``proxy`` when set."""
     if allow_private_networks:
-        return HttpClient(policy=None, user_agent=user_agent)
-    return HttpClient(policy=policy or DEFAULT_POLICY, user_agent=user_agent)
+        return HttpClient(policy=None, user_agent=user_agent, proxy=proxy or None)
+    return HttpClient(policy=policy or DEFAULT_POLICY, user_agent=user_agent, proxy=proxy or None)

@@ -7,7 +7,7 @@ checked (no second lookup, so DNS rebinding has nothing to rebind), and checks t
 peer address before the first byte is sent (and again before each request on a reused keep-alive
 connection). TLS is unchanged: the certificate is verified against the host name, which is also the
 SNI name. The pools, pool manager and ``requests`` adapter here carry the guard to every connection and
-refuse proxies.
+refuse per-request proxies (a client's outbound proxy is ``proxy_upstream``'s, which keeps the guard).
 
 May import ``deadline``, ``errors`` and ``policy`` of ``webtools.net``; the client imports this.
 """
@@ -151,11 +151,22 @@ def _sockaddr(address: IPAddress, port: int) -> tuple:
     return (str(address), port, 0, 0)
 
 
-class _GuardedConnectionMixin:
+class _DeadlineConnectionMixin:
+    """Reads the answer, and sends, under the one deadline of the request being sent."""
+
+    response_class = _DeadlineHTTPResponse
+
+    def send(self, data: Any) -> None:
+        deadline = _current_deadline()
+        if deadline is not None and self.sock is not None:  # type: ignore[attr-defined]
+            self.sock.settimeout(deadline.check())  # type: ignore[attr-defined]
+        super().send(data)  # type: ignore[misc]
+
+
+class _GuardedConnectionMixin(_DeadlineConnectionMixin):
     """Replaces urllib3's ``create_connection`` (which would resolve the name again) with a dial of
     the addresses the guard checked, then checks the peer before anything is written."""
 
-    response_class = _DeadlineHTTPResponse
     _guard: _Guard
 
     def __init__(self, *args: Any, guard: _Guard, **kwargs: Any):
@@ -176,12 +187,6 @@ class _GuardedConnectionMixin:
             # so reuse can never skip the guard.
             self._guard.check_peer(self.sock)  # type: ignore[attr-defined]
         super().request(*args, **kwargs)  # type: ignore[misc]
-
-    def send(self, data: Any) -> None:
-        deadline = _current_deadline()
-        if deadline is not None and self.sock is not None:  # type: ignore[attr-defined]
-            self.sock.settimeout(deadline.check())  # type: ignore[attr-defined]
-        super().send(data)  # type: ignore[misc]
 
 
 class _GuardedHTTPConnection(_GuardedConnectionMixin, HTTPConnection):

@@ -388,8 +388,8 @@ _renderers_lock = threading.Lock()
 def renderer_for(client: HttpClient, *, isolation: str = "netns", max_concurrent: int = 2,
                  memory_cap_mb: int = 1024, executable: str = DEFAULT_EXECUTABLE) -> Renderer:
     """The process's warm renderer for this address policy and these options, started on first use and
-    closed at exit. Its proxy uses a clone of ``client`` (same policy and resolver)."""
-    key = (client.policy, client.resolver, isolation, max_concurrent, memory_cap_mb, executable)
+    closed at exit. Its proxy uses a clone of ``client`` (same policy, resolver and outbound proxy)."""
+    key = (client.policy, client.resolver, client.proxy, isolation, max_concurrent, memory_cap_mb, executable)
     with _renderers_lock:
         renderer = _renderers.get(key)
         if renderer is None or renderer.closed:
