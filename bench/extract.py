@@ -59,7 +59,9 @@ import lxml.html
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-CORPORA = ROOT.parent / "shared" / "corpora"
+#: ``../shared/corpora`` from the checkout, or from the folder of worktrees it sits in.
+CORPORA = next((p / "shared" / "corpora" for p in ROOT.parents if (p / "shared" / "corpora").is_dir()),
+               ROOT.parent / "shared" / "corpora")
 READABILITY = CORPORA / "readability-pages"
 EXTRACTION_DEV = CORPORA / "extraction-dev"
 # The URL Readability's own test suite gives its pages.

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-CORPORA = Path(__file__).resolve().parents[2] / "shared" / "corpora"
+#: ``../shared/corpora`` from the checkout, or from the folder of worktrees it sits in.
+CORPORA = next((p / "shared" / "corpora" for p in Path(__file__).resolve().parents[1:]
+                if (p / "shared" / "corpora").is_dir()), Path(__file__).resolve().parents[2] / "shared" / "corpora")
 READABILITY_PAGES = CORPORA / "readability-pages"
 ROBOTS_CASES = CORPORA / "robots" / "robots_cases.json"
 EXTRACTION_DEV = CORPORA / "extraction-dev"

@@ -534,22 +534,22 @@ _HTML_PIECES = st.lists(st.sampled_from([
 @given(_HTML_PIECES)
 @example("<html><body><div>a <script>x</script> b<style>y</style>c</div> tail</body></html>")
 def test_text_length_counts_what_xpath_finds_outside_scripts_and_styles(html):
-    from webtools.plugins.web_fetch.extract.page import _text_length, parse
+    from webtools.plugins.web_fetch.extract.page import text_length, parse
 
     doc = parse(html)
     for element in doc.iter():
         texts = element.xpath(".//text()[not(ancestor::script or ancestor::style)]")
-        assert _text_length(element) == sum(len("".join(text.split())) for text in texts)
+        assert text_length(element) == sum(len("".join(text.split())) for text in texts)
 
 
 def test_text_length_counts_a_script_within_a_style_once():
     from lxml import etree
 
-    from webtools.plugins.web_fetch.extract.page import _text_length, parse
+    from webtools.plugins.web_fetch.extract.page import text_length, parse
 
     doc = parse("<html><body><p>visible <style>css</style> text</p></body></html>")
     etree.SubElement(doc.find(".//style"), "script").text = "js"
-    assert _text_length(doc) == len("visibletext")
+    assert text_length(doc) == len("visibletext")
 
 
 def _step_as_ours_and_as_readabilitys(html: str, step: str) -> tuple[bytes, bytes]:

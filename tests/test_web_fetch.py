@@ -127,7 +127,8 @@ def test_a_page_that_states_its_date_author_and_language_gives_them(client, serv
     server.route("/dated", html(dated))
     out = call(client, server.url("/dated"))
     assert (out["published"], out["author"], out["language"]) == ("2024-05-01T09:00:00+00:00", "Ada Tide", "en")
-    assert list(out)[:5] == ["url", "title", "published", "author", "language"]
+    assert list(out)[:6] == ["url", "title", "type", "published", "author", "language"]
+    assert out["type"] == "article"
 
 
 def test_a_page_that_states_nothing_has_no_metadata_keys(client, server):

@@ -32,8 +32,10 @@ from .tokens import characters_within
 logger = logging.getLogger("webtools.web_fetch")
 
 DESCRIPTION = (
-    "Fetch a web page or document, such as a PDF, and return its main text. Long pages come in parts; "
-    "call again with nextOffset for the next part."
+    "Fetch a web page or document, such as a PDF, and return its main text. For a web page, type says "
+    "what kind of page it is (article, forum, product, listing, collection, service or documentation): a "
+    "forum's posts come each with its author and date, a listing's items as a list with their links. Long "
+    "pages come in parts; call again with nextOffset for the next part."
 )
 
 
@@ -147,6 +149,8 @@ class Page:
     published: str | None = None
     author: str | None = None
     language: str | None = None
+    #: The kind of an HTML page (``extract.pagetype.TYPES``: "article", "forum", "product", ...).
+    type: str | None = None
 
 
 def page_kind(mime: str) -> str | None:
@@ -214,7 +218,7 @@ class WebFetch:
         output: dict[str, Any] = {"url": page.url}
         if page.title:
             output["title"] = page.title
-        for key in ("published", "author", "language"):
+        for key in ("type", "published", "author", "language"):
             if getattr(page, key):
                 output[key] = getattr(page, key)
         output["content"] = part
@@ -530,7 +534,7 @@ class WebFetch:
                 include_image_urls=self.options.include_image_urls,
             )
             return dataclasses.replace(self._kept(url, found.title, found.text, notes), published=found.published,
-                                       author=found.author, language=found.language)
+                                       author=found.author, language=found.language, type=found.type)
         text = decode(data, charset, html=kind in ("xml", "feed"))
         if kind in ("xml", "feed"):
             feed = workers.call(feed_markdown, text, url, deadline=deadline)

@@ -22,10 +22,13 @@ from lxml import etree
 from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
-from .choice import count_words, lead_region, merge, nearest_after_headline, with_lead, words
+from .choice import blocks, count_words, lead_region, merge, nearest_after_headline, with_lead, words
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
+from .forum import byline, only_comments, post_element, thread_posts, thread_share
+from .listing import card_line, card_link, cards_win, find_cards, outside_cards
+from .pagetype import ARTICLE, COLLECTION, FORUM, LISTING, declared_kind, fallback_kind, priced
 from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
@@ -41,24 +44,29 @@ MIN_ARTICLE_WORDS = 80
 #: readability either: on a 5 MB table (290,000 elements) they took 8.5 s and 3.3 s, and such a page is
 #: a document of its own, not an article in chrome. The largest of the 1640 benchmark pages has 10,500.
 MAX_TRAFILATURA_ELEMENTS = 30_000
+#: A page that does not declare itself a forum is read as a thread only when its posts hold this share of
+#: its text: a blog's comments or a column of messages beside an article do not.
+MIN_THREAD_SHARE = 0.15
 MAX_READABILITY_ELEMENTS = 100_000
 
 
 class Extraction(tuple):
     """``(title, text)``, as ``extract()`` has always returned, with what the page says about itself as
-    attributes: ``published`` (ISO 8601), ``author`` and ``language``, each None when it does not say."""
+    attributes: ``published`` (ISO 8601), ``author`` and ``language``, each None when it does not say,
+    and ``type``, the kind of page (one of ``pagetype.TYPES``: "article", "forum", "product", ...)."""
 
-    def __new__(cls, title: str | None, text: str, metadata: Metadata | None = None):
+    def __new__(cls, title: str | None, text: str, metadata: Metadata | None = None, type: str = ARTICLE):
         self = super().__new__(cls, (title, text))
         metadata = metadata or Metadata()
         self.published = metadata.published
         self.author = metadata.author
         self.language = metadata.language
+        self.type = type
         return self
 
     def __getnewargs__(self):
         # Extraction runs in worker processes (webtools.runtime.workers): the result crosses by pickle.
-        return self[0], self[1], Metadata(self.published, self.author, self.language)
+        return self[0], self[1], Metadata(self.published, self.author, self.language), self.type
 
     @property
     def title(self) -> str | None:
@@ -80,6 +88,18 @@ def _bare_text(html: str | bytes, base: str, options: dict) -> str:
     etree.strip_elements(doc, *BARE_REMOVED_TAGS, with_tail=False)
     absolutize(doc, base)
     return _markdown(doc.find("body"), **options)
+
+
+def _thread(posts, base: str, options: dict) -> str:
+    """A thread's posts as Markdown: each post's author and date on a line, then its text."""
+    parts = []
+    for post in posts:
+        element = post_element(post)
+        absolutize(element, base)
+        text = _markdown(element, **{**options, "title": None})
+        if text:
+            parts.extend(filter(None, [byline(post), text]))
+    return "\n\n".join(parts)
 
 
 def extract(
@@ -104,6 +124,10 @@ def extract(
     deadline.check()
     size = sum(1 for _ in doc.iter())
     drop_hidden(doc)
+    declared = declared_kind(doc)
+    posts = thread_posts(doc) if declared != ARTICLE else []
+    if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
+        return Extraction(title, _thread(posts, base, options), metadata, FORUM)
     # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base), **options) if size <= MAX_TRAFILATURA_ELEMENTS else ""
     deadline.check()
@@ -113,7 +137,7 @@ def extract(
         body = doc
     if not body.text_content().strip():
         # Cleaning left nothing: trafilatura may have read what it removed, else the page's bare text.
-        return Extraction(title, traf or _bare_text(html, base, options), metadata)
+        return Extraction(title, traf or _bare_text(html, base, options), metadata, declared or ARTICLE)
     article = ""
     if size <= MAX_READABILITY_ELEMENTS:
         article = _markdown(readability_article(doc, url, base), **options)
@@ -131,4 +155,16 @@ def extract(
             # The article's surroundings, headline kept, to find its lead (see ``choice.with_lead``).
             absolutize(region, base)
             text = with_lead(text, _markdown(region, **{**options, "title": None}), title)
-    return Extraction(title, text, metadata)
+    kind = declared
+    if declared in (None, LISTING):
+        cards = find_cards(body)
+        if cards is not None:
+            absolutize(cards.parent, base)
+            lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]
+            listed = "\n".join(line for line in lines if line)
+            card_words = words(listed)
+            if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())):
+                intro = outside_cards([(b.markdown, b.tokens) for b in blocks(text)], card_words)
+                text = "\n\n".join([*intro, listed])
+                kind = COLLECTION if priced(cards.items) else LISTING
+    return Extraction(title, text, metadata, kind or fallback_kind(doc))

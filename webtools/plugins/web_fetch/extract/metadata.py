@@ -72,7 +72,7 @@ def iso_date(value: str) -> str | None:
     return parsed.isoformat()
 
 
-def _json_ld_items(doc: lxml.html.HtmlElement):
+def json_ld_items(doc: lxml.html.HtmlElement):
     for script in doc.xpath("//script[@type='application/ld+json']"):
         try:
             data = json.loads((script.text or "").strip().removeprefix("<![CDATA[").removesuffix("]]>"))
@@ -156,7 +156,7 @@ def _markup_author(doc: lxml.html.HtmlElement) -> str | None:
 def page_metadata(doc: lxml.html.HtmlElement) -> Metadata:
     """The publication date, author and language the page states (before it is cleaned)."""
     published = author = language = None
-    for item in _json_ld_items(doc):
+    for item in json_ld_items(doc):
         if published is None and item.get("datePublished"):
             published = iso_date(str(item["datePublished"]))
         if author is None and item.get("author"):

@@ -221,9 +221,9 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
     marked.extend(_hidden_by_class(doc))
     if not marked:
         return
-    total = _text_length(doc)
+    total = text_length(doc)
     for element in marked:
-        if element.getparent() is not None and _text_length(element) < WRAPPER_SHARE * total:
+        if element.getparent() is not None and text_length(element) < WRAPPER_SHARE * total:
             element.drop_tree()
 
 
@@ -240,9 +240,9 @@ def clean(doc: lxml.html.HtmlElement) -> None:
     forms = list(doc.iter("form"))
     if forms:
         body = doc.find("body")
-        total = _text_length(body if body is not None else doc)
+        total = text_length(body if body is not None else doc)
         for form in forms:
-            if form.getparent() is not None and _text_length(form) >= WRAPPER_SHARE * total > 0:
+            if form.getparent() is not None and text_length(form) >= WRAPPER_SHARE * total > 0:
                 form.drop_tag()
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
 
@@ -250,7 +250,7 @@ def clean(doc: lxml.html.HtmlElement) -> None:
 _NOT_TEXT = ("script", "style")
 
 
-def _text_length(element: lxml.html.HtmlElement) -> int:
+def text_length(element: lxml.html.HtmlElement) -> int:
     """Characters of visible text (spaces, scripts and styles left out).
 
     All the text, less what is in scripts and styles: asking XPath for the text nodes outside them took

@@ -1,0 +1,180 @@
+"""Page types: what kind of page extraction says it read, and how each kind is read (pages written here)."""
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from webtools.plugins.web_fetch.extract import extract
+from webtools.plugins.web_fetch.extract.pagetype import TYPES
+
+URL = "https://forum.test/t/solder-question/42"
+REPLY = ("Use a temperature controlled iron at about 350 degrees and keep the tip tinned, REPLY_{n} says, "
+         "and clean the pads with alcohol before you start so the solder flows onto them.")
+
+
+def _discourse_post(n: int, author: str, when: str, text: str, kind: str = "Comment") -> str:
+    return f"""<div class="topic-post" itemscope itemtype="http://schema.org/{kind}">
+  <div class="topic-meta"><span class="creator" itemprop="author" itemscope itemtype="http://schema.org/Person">
+    <a itemprop="url" href="/u/{author}"><span itemprop="name">{author}</span></a></span>
+    <time itemprop="datePublished" datetime="{when}">{when[:10]}</time></div>
+  <div class="post" itemprop="text"><p>{text}</p></div>
+  <div class="post-actions"><a href="/like">Like</a> <a href="/share">Share</a></div>
+</div>"""
+
+
+FORUM = f"""<!doctype html><html><head><title>Which iron for SMD soldering? - Makers Forum</title>
+<script type="application/ld+json">{{"@context": "https://schema.org", "@type": "DiscussionForumPosting",
+"headline": "Which iron for SMD soldering?"}}</script></head><body>
+<nav><a href="/">Forum home</a> <a href="/latest">Latest</a></nav>
+<h1>Which iron for SMD soldering?</h1>
+{_discourse_post(0, "ada", "2025-01-05T10:00:00Z",
+                 "I am new to surface mount parts and my joints keep bridging. QUESTION_BODY which iron and "
+                 "which tip do you use for 0603 resistors and small chips?", "DiscussionForumPosting")}
+{"".join(_discourse_post(n, f"user{n}", f"2025-01-0{n + 5}T12:00:00Z", REPLY.format(n=n)) for n in range(1, 4))}
+<footer>Powered by forum software FOOTER_TEXT</footer>
+</body></html>"""
+
+PHPBB = """<html><head><title>Pump noise at night - Aquarium board</title></head><body>
+<div id="page-body"><h2 class="topic-title">Pump noise at night</h2>
+<div class="post bg1"><div class="inner"><div class="postbody">
+  <p class="author">by <strong><a class="username" href="/u/12">reefer</a></strong> &raquo; Mon Mar 03, 2025 9:12 pm</p>
+  <div class="content">My return pump hums loudly every night once the lights go off. FIRST_POST is it the impeller or
+  the way the pump sits on the glass of the sump?</div></div>
+  <dl class="postprofile"><dt>reefer</dt><dd>Posts: 31</dd></dl></div></div>
+<div class="post bg2"><div class="inner"><div class="postbody">
+  <p class="author">by <strong><a class="username" href="/u/77">sumpguy</a></strong>
+  &raquo; Tue Mar 04, 2025 7:40 am</p>
+  <div class="content">Put the pump on a piece of foam mat and check the impeller shaft for wear. SECOND_POST a worn
+  shaft rattles most when the water level in the sump drops at night.</div></div>
+  <dl class="postprofile"><dt>sumpguy</dt><dd>Posts: 802</dd></dl></div></div>
+</div></body></html>"""
+
+
+def test_a_threads_every_post_comes_with_its_author_and_date():
+    result = extract(FORUM, URL)
+    assert result.type == "forum"
+    text = result.text
+    assert "QUESTION_BODY" in text
+    for n in range(1, 4):
+        assert f"REPLY_{n}" in text
+        assert f"**user{n}** · 2025-01-0{n + 5}T12:00:00+00:00" in text
+    assert "**ada** · 2025-01-05T10:00:00+00:00" in text
+    # In page order, each byline before its post.
+    assert text.index("**ada**") < text.index("QUESTION_BODY") < text.index("**user1**") < text.index("REPLY_1")
+    assert "FOOTER_TEXT" not in text and "Forum home" not in text
+
+
+def test_a_forum_without_microdata_is_read_by_its_post_bodies():
+    result = extract(PHPBB, "https://reef.test/viewtopic.php?t=9")
+    assert result.type == "forum"
+    assert "FIRST_POST" in result.text and "SECOND_POST" in result.text
+    assert result.text.index("FIRST_POST") < result.text.index("SECOND_POST")
+    assert "reefer" in result.text and "sumpguy" in result.text
+
+
+def test_comments_under_an_article_leave_it_an_article():
+    article = f"""<html><head><title>Growing tomatoes on a balcony</title>
+<script type="application/ld+json">{{"@context": "https://schema.org", "@type": "BlogPosting",
+"headline": "Growing tomatoes on a balcony"}}</script></head><body><article><h1>Growing tomatoes on a balcony</h1>
+<p>{"Tomatoes need six hours of sun, a deep pot and water every evening in summer. " * 8}ARTICLE_BODY</p></article>
+<section class="comments">{"".join(_discourse_post(n, f"reader{n}", "2025-06-01", f"Nice post COMMENT_{n} thanks "
+                                                    "for the tips about watering in the evening.")
+                                     for n in range(3))}</section></body></html>"""
+    result = extract(article, "https://garden.test/tomatoes")
+    assert result.type == "article"
+    assert "ARTICLE_BODY" in result.text
+
+
+def _card(n: int) -> str:
+    return f"""<div class="course-card"><img src="/img/{n}.png" alt="">
+<h3><a href="/courses/{n}">Course {n}: Data analysis with spreadsheets</a></h3>
+<p class="meta">6 weeks · beginner</p>
+<p>Learn to clean, sort and chart data CARD_{n} with formulas and pivot tables.</p>
+</div>"""
+
+
+LISTING = f"""<html><head><title>All courses | Learn Online</title></head><body>
+<nav><a href="/">Home</a><a href="/about">About</a></nav>
+<main><h1>All courses</h1><p>Our catalogue of short online courses.</p>
+<div class="grid">{"".join(_card(n) for n in range(1, 13))}</div></main>
+<footer>FOOTER_TEXT</footer></body></html>"""
+
+
+def test_a_listings_every_card_is_a_list_item_with_its_link():
+    result = extract(LISTING, "https://learn.test/courses")
+    assert result.type == "listing"
+    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    assert len(items) == 12
+    for n, item in enumerate(items, 1):
+        assert f"](https://learn.test/courses/{n})" in item and f"CARD_{n}" in item
+    assert "FOOTER_TEXT" not in result.text
+
+
+def test_a_shops_category_of_priced_cards_is_a_collection():
+    shop = LISTING.replace("6 weeks · beginner", "$24.99").replace("All courses", "Rain jackets")
+    result = extract(shop, "https://shop.test/c/rain-jackets")
+    assert result.type == "collection"
+    assert result.text.count("$24.99") == 12
+
+
+def test_the_kind_the_page_declares_is_its_type():
+    product = """<html><head><title>Trail shoe X2</title><script type="application/ld+json">{"@context":
+"https://schema.org", "@type": "Product", "name": "Trail shoe X2", "offers": {"@type": "Offer", "price": "89.00",
+"priceCurrency": "EUR"}}</script></head><body><h1>Trail shoe X2</h1><p>A light trail shoe with a grippy sole
+for wet rock and mud, PRODUCT_TEXT with a cushioned midsole for long runs.</p><p class="price">89,00 €</p>
+</body></html>"""
+    assert extract(product, "https://shoes.test/x2").type == "product"
+
+
+def test_a_documentation_generators_page_is_documentation():
+    page = """<html><head><title>Install - Tool docs</title><meta name="generator" content="Sphinx 7.2"></head>
+<body><div class="rst-content"><h1>Install</h1><p>Install the tool with pip into a fresh virtual environment
+before you run its first command on your project.</p><pre><code class="language-bash">pip install tool</code></pre>
+</div></body></html>"""
+    result = extract(page, "https://docs.test/install")
+    assert result.type == "documentation"
+    assert "pip install tool" in result.text
+
+
+def test_a_run_of_headed_sections_is_a_service_page():
+    sections = "".join(f"<section><h2>Service {n}</h2><p>We repair bikes of every kind, SECTION_{n} with parts in "
+                       "stock and a free check of brakes and gears.</p></section>" for n in range(1, 5))
+    page = f"<html><head><title>Bike repair</title></head><body><h1>Bike repair</h1>{sections}</body></html>"
+    result = extract(page, "https://bikes.test/repair")
+    assert result.type == "service"
+    assert all(f"SECTION_{n}" in result.text for n in range(1, 5))
+
+
+_WORD = st.from_regex(r"[A-Za-z]{1,12}", fullmatch=True)
+_TEXT = st.lists(_WORD, min_size=1, max_size=30).map(" ".join)
+_TAGS = st.sampled_from(["div", "p", "section", "article", "li", "span", "h2", "td", "a", "pre", "nav", "form"])
+_CLASSES = st.sampled_from(["", "post", "postbody", "cooked", "card", "price", "content", "message-body",
+                            "username", "date", "hidden"])
+_ITEMS = st.sampled_from(["", ' itemscope itemtype="https://schema.org/Comment"', ' itemprop="text"',
+                          ' itemprop="author"', ' itemprop="datePublished" datetime="2025-01-01"'])
+
+
+@st.composite
+def _pages(draw, depth: int = 0) -> str:
+    children = []
+    for _ in range(draw(st.integers(0, 4 if depth < 3 else 0))):
+        children.append(draw(_pages(depth + 1)))
+    tag, cls, item = draw(_TAGS), draw(_CLASSES), draw(_ITEMS)
+    href = ' href="/x"' if tag == "a" else ""
+    return f'<{tag} class="{cls}"{item}{href}>{draw(_TEXT)}{"".join(children)}</{tag}>'
+
+
+_DECLARED = st.sampled_from(["", '{"@type": "Product"}', '{"@type": "QAPage"}', '{"@type": "ItemList"}',
+                             '{"@type": "Article"}'])
+
+
+@given(_pages(), _DECLARED)
+@settings(max_examples=150, deadline=None)
+def test_extraction_never_raises_and_a_page_with_text_never_comes_back_empty(body, declared):
+    script = f'<script type="application/ld+json">{declared}</script>' if declared else ""
+    page = f"<html><head><title>T</title>{script}</head><body>{body}</body></html>"
+    result = extract(page, "https://any.test/page")
+    assert result.type in TYPES
+    assert re.search(r"\w", result.text)

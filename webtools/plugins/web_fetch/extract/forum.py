@@ -1,0 +1,198 @@
+"""A thread's posts: every post of a forum or Q&A page, each with its author and date.
+
+The article extractors keep the best-scored block of a page, which on a thread is its first post (or its
+longest): the replies were lost. A thread's posts are found by what marks them:
+
+1. schema.org microdata, which most forum software writes (Discourse, XenForo, Stack Exchange,
+   vBulletin 5, Invision): a post's text is ``itemprop="text"`` (or ``articleBody``) inside an item of
+   type ``Question``, ``Answer``, ``Comment``, ``DiscussionForumPosting`` or ``SocialMediaPosting``;
+2. else the class or id names of the post bodies of common forum software (phpBB's ``postbody``,
+   vBulletin's ``post_message_N``, XenForo's ``bbWrapper``, Discourse's ``cooked``, ...).
+
+A post's *container* is the largest element around its body that holds no other post; its author and date
+are read there, outside the body (microdata ``author``/``datePublished``, ``<time datetime>``, class names
+such as ``username`` or ``post-date``).
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+
+from lxml import etree
+
+from .metadata import iso_date
+from .page import REMOVED_TAGS, text_length
+
+#: Item types whose ``text`` is a post.
+_POST_ITEM = re.compile(
+    r"schema\.org/(?:Question|Answer|Comment|DiscussionForumPosting|SocialMediaPosting)/?$", re.IGNORECASE)
+_BODY_PROPS = frozenset({"text", "articleBody"})
+#: Class names of post bodies in common forum software.
+_BODY_CLASS = re.compile(
+    r"(?:^|\s)(?:bbWrapper|cooked|postbody|post_body|post-body|postcontent|post-content|post_content|"
+    r"post-message|messageText|message-body|message-content|js-post-body|post-text|posttext|"
+    r"reply-content|topic-content)(?:\s|$)", re.IGNORECASE)
+_BODY_ID = re.compile(r"^(?:post_message_|post-content-|postmessage_|message-)\d+$", re.IGNORECASE)
+_AUTHOR_CLASS = re.compile(
+    r"(?:^|[\s_-])(?:username|user-name|user_name|author|poster|postauthor|post-author|bigusername|"
+    r"creator|user-info|userinfo|memberName)(?:$|[\s_-])", re.IGNORECASE)
+_DATE_CLASS = re.compile(r"(?:^|[\s_-])(?:date|time|timestamp|postdate|post-date|published)(?:$|[\s_-])",
+                         re.IGNORECASE)
+#: A name is short; longer "author" text is a profile box.
+MAX_AUTHOR_WORDS = 5
+MAX_DATE_WORDS = 8
+#: A thread needs this many posts to be read as one.
+MIN_POSTS = 2
+
+
+@dataclass
+class Post:
+    body: etree._Element
+    author: str | None = None
+    date: str | None = None
+
+
+def _is_body_prop(element) -> bool:
+    props = element.get("itemprop")
+    return bool(props) and not _BODY_PROPS.isdisjoint(props.split())
+
+
+def _post_scope(element):
+    """The nearest item around ``element`` (itself excluded) when it is a post's item, else None."""
+    for ancestor in element.iterancestors():
+        if ancestor.get("itemscope") is not None or ancestor.get("itemtype"):
+            return ancestor if _POST_ITEM.search(ancestor.get("itemtype") or "") else None
+    return None
+
+
+def _outermost(elements: list) -> list:
+    chosen = set(elements)
+    return [el for el in elements if not any(a in chosen for a in el.iterancestors())]
+
+
+def _bodies(doc) -> list:
+    marked = [el for el in doc.xpath("//body//*[@itemprop]") if _is_body_prop(el) and _post_scope(el) is not None]
+    marked = _outermost(marked)
+    if len(marked) >= MIN_POSTS:
+        return marked
+    named = [el for el in doc.xpath("//body//*[@class or @id]")
+             if _BODY_CLASS.search(el.get("class") or "") or _BODY_ID.match(el.get("id") or "")]
+    named = _outermost(named)
+    return named if len(named) >= MIN_POSTS else marked
+
+
+def _containers(bodies: list) -> list:
+    """Each body's container: the largest ancestor holding no other body (bodies are in document order,
+    so one that held another would hold a neighbour)."""
+    lineage = [set(body.iterancestors()) for body in bodies]
+    out = []
+    for i, body in enumerate(bodies):
+        neighbours = [lineage[j] for j in (i - 1, i + 1) if 0 <= j < len(bodies)]
+        container = body
+        for ancestor in body.iterancestors():
+            if ancestor.tag in ("body", "html") or any(ancestor in n for n in neighbours):
+                break
+            container = ancestor
+        out.append(container)
+    return out
+
+
+def _outside(container, body):
+    """The elements of ``container`` that are not in ``body``, in document order, then those in ``body``
+    (phpBB writes its byline inside the post body)."""
+    inside = []
+    for element in container.iter():
+        if element is body or not isinstance(element.tag, str):
+            continue
+        if any(a is body for a in element.iterancestors()):
+            inside.append(element)
+            continue
+        yield element
+    yield from inside
+
+
+def _short_text(element, limit: int) -> str | None:
+    text = " ".join(element.text_content().split())
+    return text if text and len(text.split()) <= limit else None
+
+
+def _author(container, body) -> str | None:
+    for element in _outside(container, body):
+        props = (element.get("itemprop") or "").split()
+        if "author" in props or "creator" in props:
+            named = element.xpath(".//*[@itemprop='name']")
+            if named:
+                found = named[0].get("content") or _short_text(named[0], MAX_AUTHOR_WORDS)
+            else:
+                found = element.get("content") or _short_text(element, MAX_AUTHOR_WORDS)
+            if found and found.strip():
+                return found.strip()
+    for element in _outside(container, body):
+        if _AUTHOR_CLASS.search(element.get("class") or "") or element.get("rel") == "author":
+            found = _short_text(element, MAX_AUTHOR_WORDS)
+            if found:
+                return found
+    return None
+
+
+def _date(container, body) -> str | None:
+    for element in _outside(container, body):
+        props = (element.get("itemprop") or "").split()
+        if "datePublished" in props or "dateCreated" in props or element.tag == "time":
+            value = element.get("datetime") or element.get("content") or element.get("title")
+            found = iso_date(value) if value else None
+            if found:
+                return found
+            text = _short_text(element, MAX_DATE_WORDS)
+            if text:
+                return text
+    for element in _outside(container, body):
+        if _DATE_CLASS.search(element.get("class") or ""):
+            found = _short_text(element, MAX_DATE_WORDS)
+            if found and re.search(r"\d", found):
+                return found
+    return None
+
+
+def thread_posts(doc) -> list[Post]:
+    """The posts of a thread on the (uncleaned) page, in page order; [] when it shows fewer than
+    ``MIN_POSTS`` (microdata or known class names), or when fewer than half of them show an author or a
+    date (then the repeated blocks are not posts)."""
+    bodies = [b for b in _bodies(doc) if b.text_content().strip()]
+    if len(bodies) < MIN_POSTS:
+        return []
+    posts = []
+    for body, container in zip(bodies, _containers(bodies)):
+        posts.append(Post(body, _author(container, body), _date(container, body)))
+    if 2 * sum(1 for p in posts if p.author or p.date) < len(posts):
+        return []
+    return posts
+
+
+def only_comments(posts: list[Post]) -> bool:
+    """Whether every post is marked a ``Comment`` (the comments under an article, or a forum's replies
+    when its first post is not marked otherwise)."""
+    scopes = [_post_scope(p.body) for p in posts]
+    return all(s is not None and "Comment" in (s.get("itemtype") or "") for s in scopes)
+
+
+def post_element(post: Post):
+    """A cleaned copy of the post's body (scripts, forms and chrome removed) for the Markdown writer."""
+    body = copy.deepcopy(post.body)
+    body.tail = None
+    etree.strip_elements(body, *REMOVED_TAGS, with_tail=False)
+    return body
+
+
+def byline(post: Post) -> str:
+    """``**author** · date`` (either part alone when the other is missing), or ""."""
+    parts = [f"**{post.author}**" if post.author else "", post.date or ""]
+    return " · ".join(p for p in parts if p)
+
+
+def thread_share(posts: list[Post], doc) -> float:
+    """The share of the page's visible text (in characters) its posts hold."""
+    body = doc.find("body")
+    total = text_length(body if body is not None else doc)
+    return sum(text_length(p.body) for p in posts) / max(total, 1)

@@ -1,0 +1,127 @@
+"""A listing's cards: the repeated items of an index, a catalogue, search results or a course list.
+
+The article extractors keep the best-scored block, which on a listing is one card (or the intro without
+the cards). Cards are found by their shape: three or more sibling elements of the same tag and classes,
+each with a link and some words of its own, together holding most of the words of their parent.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+from dataclasses import dataclass
+
+from lxml import etree
+
+MIN_CARDS = 4
+#: What a card is made of: a box, an item, a row; never paragraphs (an article's are a run of siblings).
+CARD_TAGS = frozenset({"div", "li", "article", "section", "tr", "dd", "figure", "a", "aside"})
+#: A card says something besides its link: a title and a line, a price, a date.
+MIN_CARD_WORDS = 4
+_DIGITS = re.compile(r"\d+")
+
+
+@dataclass
+class Cards:
+    parent: etree._Element
+    items: list
+    words: int
+
+
+def _signature(element) -> tuple:
+    classes = _DIGITS.sub("", element.get("class") or "").split()
+    return element.tag, tuple(sorted(c for c in classes if c not in ("active", "first", "last", "odd", "even")))
+
+
+def _words(element) -> int:
+    return len(element.text_content().split())
+
+
+def card_link(card) -> str | None:
+    """The address of the card's first link that leads to another page."""
+    for a in card.iter("a"):
+        href = (a.get("href") or "").strip()
+        if href and not href.startswith(("#", "javascript:")):
+            return href
+    return None
+
+
+def find_cards(root) -> Cards | None:
+    """The largest group of cards under ``root`` (a cleaned page), or None."""
+    best: Cards | None = None
+    for parent in root.iter():
+        if not isinstance(parent.tag, str) or len(parent) < MIN_CARDS:
+            continue
+        groups = defaultdict(list)
+        for child in parent:
+            if child.tag in CARD_TAGS:
+                groups[_signature(child)].append(child)
+        for items in groups.values():
+            if len(items) < MIN_CARDS:
+                continue
+            counts = [_words(item) for item in items]
+            linked = [item for item in items if card_link(item) is not None]
+            if len(linked) < 0.6 * len(items) or sum(c >= MIN_CARD_WORDS for c in counts) < 0.6 * len(items):
+                continue
+            link_words = sum(len(" ".join(a.text_content() for a in item.iter("a")).split()) for item in items)
+            total = sum(counts)
+            # A menu: nothing but its links.
+            if link_words >= 0.9 * total:
+                continue
+            if best is None or total > best.words:
+                best = Cards(parent, items, total)
+    return best
+
+
+#: The cards replace the article's text when they hold this many times its words and hold most of it
+#: (it was one card, or a part of the list).
+CARDS_OVER_TEXT = 1.5
+TEXT_IN_CARDS = 0.6
+#: An article in a page of layout blocks: a text of this many words that one "card" holds is that card's
+#: article, not one card of a list.
+ARTICLE_WORDS = 100
+ONE_CARD = 0.8
+
+
+def _overlap(a: list[str], b: list[str]) -> int:
+    return sum((Counter(a) & Counter(b)).values())
+
+
+#: Cards that hold this share of the merged text, and as many words as this share of it, are the text.
+CARDS_ARE_TEXT = 0.6
+#: ... and add at most this share to it (else they bring what the extractors rightly left out).
+CARDS_ADD = 1.4
+
+
+def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_of) -> bool:
+    """Whether the cards (their words ``card_words``) are the page's content rather than the merged
+    article's text (``text_words``): measured on the tuned pages of the listings and collections.
+    ``words_of(card)`` gives one card's words."""
+    if len(card_words) < CARDS_OVER_TEXT * len(text_words):
+        # The text is the cards already (the extractors took the list): they are given as a list.
+        return (CARDS_ARE_TEXT * len(text_words) <= len(card_words) <= CARDS_ADD * len(text_words)
+                and _overlap(text_words, card_words) >= CARDS_ARE_TEXT * len(text_words))
+    if _overlap(text_words, card_words) < TEXT_IN_CARDS * len(text_words):
+        return False
+    if len(text_words) >= ARTICLE_WORDS:
+        return not any(_overlap(text_words, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
+    return True
+
+
+def outside_cards(blocks: list[tuple[str, list[str]]], card_words: list[str]) -> list[str]:
+    """The blocks (Markdown and its words) of the merged text that are not in the cards, mostly: a
+    listing's heading and introduction, kept before the list."""
+    pool = Counter(card_words)
+    return [markdown for markdown, tokens in blocks
+            if tokens and sum((Counter(tokens) & pool).values()) < 0.5 * len(tokens)]
+
+
+def card_line(markdown: str, link: str | None) -> str:
+    """One card's Markdown as one list item: its blocks joined by `` · ``, headings' marks dropped, its
+    link given on its first block when no block has it."""
+    parts = [" ".join(block.lstrip("#").split()) for block in markdown.split("\n\n") if block.strip()]
+    parts = [p.removeprefix("- ") for p in parts if p]
+    if not parts:
+        return ""
+    if link and f"]({link})" not in markdown and "](" not in parts[0]:
+        parts[0] = f"[{parts[0]}]({link})"
+    return "- " + " · ".join(parts)

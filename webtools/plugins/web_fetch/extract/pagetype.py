@@ -1,0 +1,111 @@
+"""What kind of page this is, from the page itself: what it declares, then the shape of its DOM.
+
+The kinds (``TYPES``) are those of the Web Content eXtraction Benchmark: an article (news, a blog post),
+a forum or Q&A thread, a product page, a listing (an index of articles, courses, events, results), a
+collection (a shop's category of products), a service page (what a company or an institution offers, in
+sections) and documentation. What each kind needs read differently is in its own module (``forum``,
+``listing``, ``product``); ``extract()`` names the kind in its result, so the model knows what it reads.
+
+Declarations read: schema.org JSON-LD ``@type`` (``@graph`` and ``mainEntity`` included), microdata
+``itemtype`` and Open Graph ``og:type``. A declaration is a hint, not proof (many sites call every page
+an ``article``): the DOM's shape decides where the two disagree.
+"""
+from __future__ import annotations
+
+import re
+
+from .metadata import json_ld_items
+
+ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION = (
+    "article", "forum", "product", "listing", "collection", "service", "documentation")
+TYPES = (ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION)
+
+_FORUM_TYPES = frozenset({"QAPage", "DiscussionForumPosting", "Question"})
+_PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Car", "Vehicle"})
+_LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage", "OfferCatalog"})
+_DOCUMENTATION_TYPES = frozenset({"TechArticle", "APIReference"})
+_ARTICLE_TYPES = frozenset({"Article", "NewsArticle", "BlogPosting", "Report", "ScholarlyArticle", "OpinionNewsArticle",
+                            "ReportageNewsArticle", "AnalysisNewsArticle", "LiveBlogPosting"})
+_PRICE = re.compile(r"(?:[$€£¥₹]\s?\d|\d(?:[.,]\d\d)?\s?(?:[$€£¥₹]|USD|EUR|GBP)\b)")
+#: Documentation generators, by their ``<meta name="generator">`` or the classes of their page.
+_DOCS_GENERATOR = re.compile(r"sphinx|mkdocs|docusaurus|gitbook|hugo-book|docfx|javadoc|doxygen|readthedocs|"
+                             r"vuepress|vitepress|mintlify|nextra|starlight", re.IGNORECASE)
+_DOCS_CLASS = re.compile(r"(?:^|\s)(?:rst-content|md-content|theme-doc-markdown|markdown-section|docs-content|"
+                         r"documentation|doc-content|devsite-article-body|sl-markdown-content|nextra-content|"
+                         r"vp-doc|api-reference)(?:\s|$)", re.IGNORECASE)
+
+
+def _types(value) -> set[str]:
+    if isinstance(value, str):
+        return {value.rsplit("/", 1)[-1]}
+    if isinstance(value, list):
+        return {t.rsplit("/", 1)[-1] for t in value if isinstance(t, str)}
+    return set()
+
+
+def declared_types(doc) -> set[str]:
+    """The schema.org types the page declares for itself in JSON-LD and microdata (item lists' elements
+    and breadcrumbs left out: a category page lists products without being one)."""
+    found: set[str] = set()
+    for item in json_ld_items(doc):
+        found |= _types(item.get("@type"))
+    for element in doc.xpath("//*[@itemtype][not(ancestor::*[@itemtype])]"):
+        found |= _types(element.get("itemtype").split())
+    return found
+
+
+def og_type(doc) -> str:
+    for meta in doc.iter("meta"):
+        if (meta.get("property") or meta.get("name") or "").strip().lower() == "og:type":
+            return (meta.get("content") or "").strip().lower()
+    return ""
+
+
+def declared_kind(doc) -> str | None:
+    """The kind the page's declarations give, or None. Product declarations count only for a page that
+    declares one product (a category page declares many), listings only without an article."""
+    types = declared_types(doc)
+    og = og_type(doc)
+    if types & _FORUM_TYPES:
+        return FORUM
+    products = sum(1 for item in json_ld_items(doc) if _types(item.get("@type")) & _PRODUCT_TYPES)
+    microdata_products = len(doc.xpath("//*[@itemtype][contains(@itemtype, 'schema.org/Product')]"))
+    if (products == 1 or og in ("product", "og:product", "product.item")) and microdata_products <= 1:
+        return PRODUCT
+    if types & _DOCUMENTATION_TYPES:
+        return DOCUMENTATION
+    if types & _ARTICLE_TYPES:
+        return ARTICLE
+    if types & _LISTING_TYPES:
+        return LISTING
+    return None
+
+
+def documentation_shape(doc) -> bool:
+    """Whether the page is made by a documentation generator (its ``generator`` meta or its classes)."""
+    for meta in doc.iter("meta"):
+        if (meta.get("name") or "").lower() == "generator" and _DOCS_GENERATOR.search(meta.get("content") or ""):
+            return True
+    return any(_DOCS_CLASS.search(value) for value in doc.xpath("//body//@class"))
+
+
+def priced(elements) -> bool:
+    """Whether most of ``elements`` (a listing's cards) show a price: a shop's collection."""
+    elements = list(elements)
+    return sum(1 for el in elements if _PRICE.search(el.text_content())) >= 0.5 * len(elements)
+
+
+#: A service page is a run of sections, each with its heading.
+MIN_SECTIONS = 3
+
+
+def fallback_kind(doc) -> str:
+    """The kind of a page that declares none and shows neither posts nor cards: documentation when a
+    documentation generator made it, a service page when it is a run of headed ``<section>``s, else an
+    article."""
+    if documentation_shape(doc):
+        return DOCUMENTATION
+    sections = doc.xpath("//body//section[.//h1 or .//h2 or .//h3][not(ancestor::article)]")
+    if len(sections) >= MIN_SECTIONS and not doc.xpath("//body//article"):
+        return SERVICE
+    return ARTICLE
