@@ -14,11 +14,11 @@ from hypothesis import strategies as st
 from tests.documents import table_feed, table_page
 from tests.pdfs import make_pdf, make_shared_stream_pdf
 from tests.processes import assert_nothing_keeps_reading
-from tests.servers import Reply
+from tests.servers import Reply, raw, redirect, trickle
 from tests.test_web_fetch import _pdf_ingesters as pdf_ingesters
 from tests.test_web_fetch import call, client, html, make_tool, server  # noqa: F401 - fixtures
 from webtools.plugins.web_fetch.tool import cut_markup
-from webtools.runtime import ReadingTooLong, ToolCancelled
+from webtools.runtime import ReadingTooLong, ToolCancelled, ToolError
 from webtools.runtime.workers import GRACE_SECONDS
 from webtools.testing import tool_context_for_test
 
@@ -148,6 +148,36 @@ def test_cancelling_the_turn_while_a_page_is_read_stops_the_reading(client, serv
     assert time.monotonic() - cancelled < MARGIN
     assert isinstance(outcome.get("error"), ToolCancelled), outcome
     assert_nothing_keeps_reading()
+
+
+# -- one deadline for the whole call ----------------------------------------------------------------
+
+
+def test_the_robots_txt_of_each_redirect_hop_takes_only_what_is_left_of_the_call(client, server):  # noqa: F811
+    # Each new origin's robots.txt answers slowly but within the old per-origin min(10, T) seconds: with
+    # a fresh budget per origin, three origins took about 2.4 s each. One deadline ends the call at T.
+    slow = trickle(b"User-agent: *\nAllow: /\n#" + b"." * 40, delay=0.04, headers={"Content-Type": "text/plain"})
+
+    def robots_txt(request, handler):
+        if request.headers["Host"].startswith("start.test"):
+            body = b"User-agent: *\nAllow: /\n"
+            handler.send_response(200)
+            handler.send_header("Content-Length", str(len(body)))
+            handler.send_header("Connection", "close")  # a raw route's connection is not kept
+            handler.end_headers()
+            handler.wfile.write(body)
+        else:
+            slow.fn(request, handler)
+
+    port = server.port
+    server.route("/robots.txt", raw(robots_txt))
+    server.route("/start", redirect(f"http://one.test:{port}/hop"))
+    server.route("/hop", lambda request: redirect(
+        f"http://{'two' if request.headers['Host'].startswith('one') else 'three'}.test:{port}/hop"))
+    started = time.monotonic()
+    with pytest.raises(ToolError, match="within 3 seconds"):
+        call(client, f"http://start.test:{port}/start", timeout_seconds=3)
+    assert time.monotonic() - started < 3 + 0.5
 
 
 # -- the character cap ------------------------------------------------------------------------------

@@ -14,19 +14,29 @@ through the guarded client's rules:
   the same byte and time limits;
 - the browser's own background traffic (updates, sync, safe browsing, ...) is refused by host.
 
-The operator's domain lists and robots.txt are the renderer's business: it checks every navigation of
-the page's main frame before the browser sends it (``render.py``).
+**Sessions.** A renderer opens one session per render (``open_session``) and gives the page's browser
+context the session's token as its proxy credentials. With ``ProxyRules.sessions_only`` (the renderer's
+proxy), a request without a live session's token gets a ``407`` and goes nowhere: the browser's own
+traffic, which belongs to no page, never leaves. A session's ``refuse_host(host)`` is the operator's
+domain lists for that render: every subrequest of the page (scripts, fetch, XHR, iframes, WebSockets)
+is held to them for as long as the session lives. The navigations of the page's main frame are
+checked by the renderer itself, hop by hop, with robots.txt too (``render.py``).
+
+Every refusal is logged at DEBUG (a page can cause any number of them).
 """
 from __future__ import annotations
 
+import base64
+import binascii
 import logging
 import os
+import secrets
 import selectors
 import socket
 import socketserver
 import threading
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from .client import HttpClient
@@ -51,11 +61,11 @@ BACKGROUND_HOSTS = (
 
 _HEAD_LIMIT = 64 * 1024
 _BODY_LIMIT = 10 * 1024 * 1024
-_HOP_BY_HOP = frozenset({
+HOP_BY_HOP = frozenset({
     "connection", "keep-alive", "proxy-connection", "proxy-authorization", "proxy-authenticate", "te",
     "trailer", "transfer-encoding", "upgrade", "accept-encoding", "content-length", "host",
 })
-_RESPONSE_DROPPED = frozenset({
+RESPONSE_DROPPED = frozenset({
     "connection", "keep-alive", "proxy-connection", "transfer-encoding", "content-encoding", "content-length",
     "trailer", "upgrade",
 })
@@ -69,15 +79,18 @@ class ProxyEvent:
     target: str
     allowed: bool
     reason: str = ""
+    #: The render session the request came with (its label), or "" for none.
+    session: str = ""
 
 
 class Refused(Exception):
     """A request the proxy answers itself with ``status`` and a short reason."""
 
-    def __init__(self, status: int, reason: str):
+    def __init__(self, status: int, reason: str, headers: tuple[str, ...] = ()):
         super().__init__(reason)
         self.status = status
         self.reason = reason
+        self.headers = headers
 
 
 @dataclass
@@ -90,6 +103,8 @@ class ProxyRules:
     background_hosts: tuple[str, ...] = BACKGROUND_HOSTS
     events: list[ProxyEvent] = field(default_factory=list)
     max_events: int = 1000
+    #: Serve only requests that carry a live session's token (``GuardingProxy.open_session``).
+    sessions_only: bool = False
 
     def record(self, event: ProxyEvent) -> None:
         if len(self.events) < self.max_events:
@@ -101,7 +116,26 @@ class ProxyRules:
                     shown = display_url(shown)  # no query string in logs: it may carry anything
                 except NetError:
                     shown = "an unreadable URL"
-            logger.info("proxy refused %s %s: %s", event.method, shown, event.reason)
+            logger.debug("proxy refused %s %s: %s", event.method, shown, event.reason)
+
+
+@dataclass
+class ProxySession:
+    """One render's hold on the proxy: its token, its domain rules and what it asked for."""
+
+    token: str
+    label: str
+    #: ``refuse_host(host)``: why the operator's lists refuse ``host``, or None (``domains.refusal``).
+    refuse_host: Callable[[str], str | None] | None = None
+    events: list[ProxyEvent] = field(default_factory=list)
+
+    def record(self, event: ProxyEvent) -> None:
+        if len(self.events) < 1000:
+            self.events.append(event)
+
+
+#: The user name a session's browser context gives with its token (the token is the password).
+SESSION_USER = "webtools"
 
 
 def is_background_host(host: str, hosts: Iterable[str] = BACKGROUND_HOSTS) -> bool:
@@ -118,6 +152,7 @@ class _Handler(socketserver.BaseRequestHandler):
         deadline = time.monotonic() + rules.timeout
         sock.settimeout(rules.timeout)
         method = target = ""
+        self.session: ProxySession | None = None
         try:
             head, rest = _read_head(sock)
             request_line, *header_lines = head.split(b"\r\n")
@@ -126,19 +161,51 @@ class _Handler(socketserver.BaseRequestHandler):
             except (UnicodeDecodeError, ValueError):
                 raise Refused(400, "bad request line") from None
             headers = _parse_headers(header_lines)
+            self.session = self._session(headers)
+            if rules.sessions_only and self.session is None:
+                raise Refused(407, "no render session: not a page's request",
+                              (f'Proxy-Authenticate: Basic realm="{SESSION_USER}"',))
             if method == "CONNECT":
                 self._connect(sock, target, rules, deadline, rest)
             else:
                 self._forward(sock, method, target, headers, rules, rest)
         except Refused as err:
-            rules.record(ProxyEvent(method, target, False, err.reason))
-            _reply(sock, err.status, err.reason)
+            self._record(rules, ProxyEvent(method, target, False, err.reason))
+            _reply(sock, err.status, err.reason, err.headers)
         except (OSError, NetError) as err:
             logger.debug("proxy connection ended: %s", err)
+
+    def _session(self, headers: list[tuple[str, str]]) -> ProxySession | None:
+        """The live session whose token the request carries (``Proxy-Authorization: Basic``)."""
+        for name, value in headers:
+            if name.lower() != "proxy-authorization":
+                continue
+            scheme, _, encoded = value.partition(" ")
+            if scheme.lower() != "basic":
+                return None
+            try:
+                user, _, token = base64.b64decode(encoded.strip(), validate=True).decode("utf-8").partition(":")
+            except (binascii.Error, UnicodeDecodeError):
+                return None
+            session = self.server.sessions.get(token) if user == SESSION_USER else None
+            if session is not None and secrets.compare_digest(session.token, token):
+                return session
+            return None
+        return None
+
+    def _record(self, rules: ProxyRules, event: ProxyEvent) -> None:
+        if self.session is not None:
+            event.session = self.session.label
+            self.session.record(event)
+        rules.record(event)
 
     def _check(self, url: URL, rules: ProxyRules) -> None:
         if is_background_host(url.host, rules.background_hosts):
             raise Refused(403, "browser background traffic is not allowed")
+        if self.session is not None and self.session.refuse_host is not None:
+            why = self.session.refuse_host(url.host)
+            if why:
+                raise Refused(403, f"the address {url.host} is not allowed: {why}")
 
     def _connect(self, sock: socket.socket, authority: str, rules: ProxyRules, deadline: float,
                  rest: bytes) -> None:
@@ -154,7 +221,7 @@ class _Handler(socketserver.BaseRequestHandler):
             raise Refused(403, str(err)) from err
         except NetError as err:
             raise Refused(502, str(err)) from err
-        rules.record(ProxyEvent("CONNECT", authority, True))
+        self._record(rules, ProxyEvent("CONNECT", authority, True))
         with upstream:
             sock.sendall(b"HTTP/1.1 200 Connection Established\r\n\r\n")
             if rest:
@@ -171,7 +238,7 @@ class _Handler(socketserver.BaseRequestHandler):
         canonical = _read(url)
         self._check(canonical, rules)
         body = _read_body(sock, headers, rest)
-        forwarded = {name: value for name, value in headers if name.lower() not in _HOP_BY_HOP}
+        forwarded = {name: value for name, value in headers if name.lower() not in HOP_BY_HOP}
         try:
             response = self.server.client.open(
                 method, str(canonical), headers=forwarded, data=body or None, timeout=rules.timeout, redirects="return",
@@ -187,10 +254,10 @@ class _Handler(socketserver.BaseRequestHandler):
                 data = b"" if method == "HEAD" else response.read(rules.max_bytes, on_too_large="error")
             except BodyTooLarge as err:
                 raise Refused(502, str(err)) from err
-            rules.record(ProxyEvent(method, str(canonical), True))
+            self._record(rules, ProxyEvent(method, str(canonical), True))
             lines = [f"HTTP/1.1 {response.status_code} {_reason(response.status_code)}"]
             for name, value in response.headers.items():
-                if name.lower() not in _RESPONSE_DROPPED:
+                if name.lower() not in RESPONSE_DROPPED:
                     lines.append(f"{name}: {value}")
             lines += [f"Content-Length: {len(data)}", "Connection: close", "", ""]
             sock.sendall("\r\n".join(lines).encode("latin-1", "replace") + data)
@@ -253,9 +320,10 @@ def _read_body(sock: socket.socket, headers: list[tuple[str, str]], rest: bytes)
     return body
 
 
-def _reply(sock: socket.socket, status: int, reason: str) -> None:
+def _reply(sock: socket.socket, status: int, reason: str, headers: tuple[str, ...] = ()) -> None:
     text = f"webtools proxy: {reason}\n".encode("utf-8", "replace")
-    head = (f"HTTP/1.1 {status} {_reason(status)}\r\nContent-Type: text/plain; charset=utf-8\r\n"
+    extra = "".join(f"{header}\r\n" for header in headers)
+    head = (f"HTTP/1.1 {status} {_reason(status)}\r\nContent-Type: text/plain; charset=utf-8\r\n{extra}"
             f"Content-Length: {len(text)}\r\nConnection: close\r\n\r\n").encode("ascii")
     try:
         sock.sendall(head + text)
@@ -294,12 +362,14 @@ class _Server(socketserver.ThreadingMixIn, socketserver.TCPServer):
     allow_reuse_address = True
     client: HttpClient
     rules: ProxyRules
+    sessions: dict[str, ProxySession]
 
 
 class _UnixServer(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):
     daemon_threads = True
     client: HttpClient
     rules: ProxyRules
+    sessions: dict[str, ProxySession]
 
 
 class GuardingProxy:
@@ -320,7 +390,22 @@ class GuardingProxy:
             self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.client = client  # type: ignore[attr-defined]
         self._server.rules = self.rules  # type: ignore[attr-defined]
+        self.sessions: dict[str, ProxySession] = {}
+        self._server.sessions = self.sessions  # type: ignore[attr-defined]
+        self._labels = 0
         self._thread: threading.Thread | None = None
+
+    def open_session(self, refuse_host: Callable[[str], str | None] | None = None) -> ProxySession:
+        """A new session: requests carrying its token (``Proxy-Authorization: Basic`` of
+        ``SESSION_USER`` and the token) are held to ``refuse_host`` until ``close_session``."""
+        self._labels += 1
+        session = ProxySession(secrets.token_urlsafe(24), f"render-{self._labels}", refuse_host)
+        self.sessions[session.token] = session
+        return session
+
+    def close_session(self, session: ProxySession) -> None:
+        """End ``session``: its token is refused from now on."""
+        self.sessions.pop(session.token, None)
 
     @property
     def address(self) -> str:

@@ -14,8 +14,9 @@ front of it does what protego does differently from RFC 9309 and Google's refere
   with a plain character (``%62`` is not ``b``).
 - Lines longer than Google's limit (16,663 bytes) are cut, as its parser does.
 
-Fetching follows 2.3.1: a 4xx answer means everything is allowed, a 5xx answer or an unreachable server
-means nothing is, and up to 5 redirects are followed.
+Fetching (``fetch_rules``) follows 2.3.1: a 4xx answer means everything is allowed, a 5xx answer or an
+unreachable server means nothing is, and up to 5 redirects are followed; it takes at most
+``ROBOTS_TIMEOUT`` seconds and never more than what is left of the call's deadline.
 
 Content signals, the site's wishes on how its pages are used once fetched, are read from the same
 groups: ``Content-Signal`` lines (contentsignals.org: ``search``, ``ai-input``, ``ai-train`` set to
@@ -36,8 +37,17 @@ from urllib.parse import quote
 
 from protego import Protego
 
+from webtools.net import AddressNotAllowed, Cancelled, FetchTimeout, NetError, TooManyRedirects, read_url
+from webtools.runtime import ToolCancelled, ToolError
+
+from .extract import decode
+
 if TYPE_CHECKING:
-    from webtools.net import URL
+    from webtools.net import URL, HttpClient
+    from webtools.runtime import Deadline
+
+#: robots.txt gets at most this long, and never more than what is left of the call's deadline.
+ROBOTS_TIMEOUT = 10.0
 
 #: Google's parser keeps at most 2083 * 8 bytes of a line, its terminator included.
 MAX_LINE_BYTES = 2083 * 8 - 1
@@ -301,3 +311,48 @@ def payment_required(url: str, price: str | None) -> str:
     asked = f"it asks {price} for a crawl" if price else "it names no price"
     return (f"{url} could not be read: the site asks crawlers to pay (HTTP 402 Payment Required; {asked}), "
             "and this tool does not pay for pages.")
+
+
+def time_left(deadline: Deadline, timeout: float) -> float:
+    """What is left of the call's ``deadline`` (of ``timeout`` seconds) for its next stage; a tool error
+    when nothing is, a cancelled turn's error when it was cancelled."""
+    if deadline.signal is not None and deadline.signal.is_set():
+        raise ToolCancelled()
+    left = deadline.remaining()
+    if left is not None and left <= 0.05:
+        raise ToolError(f"The page could not be fetched within {timeout:g} seconds.")
+    return timeout if left is None else left
+
+
+def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline, timeout: float) -> RobotsRules:
+    """The robots.txt rules of ``url``'s origin for ``user_agent``'s product token, fetched with the
+    guarded client ``fetch`` within what is left of the call's ``deadline`` (of ``timeout`` seconds)."""
+    try:
+        with fetch.follow(
+            "GET", robots_url(url), max_redirects=5, headers={"User-Agent": user_agent},
+            timeout=min(ROBOTS_TIMEOUT, time_left(deadline, timeout)), cancel=deadline.signal,
+        ) as response:
+            status = response.status_code
+            if 400 <= status < 500:
+                return ALLOW_ALL  # RFC 9309 2.3.1.3: "unavailable", crawl freely
+            if status >= 300:
+                return DISALLOW_ALL  # 2.3.1.4: "unreachable", 5xx included
+            data = response.read(MAX_ROBOTS_BYTES, on_too_large="truncate")
+    except Cancelled as err:
+        raise ToolCancelled() from err
+    except TooManyRedirects:
+        return ALLOW_ALL  # 2.3.1.2: past five redirects robots.txt may count as unavailable
+    except AddressNotAllowed as err:
+        if err.url and read_url(err.url).origin == url.origin:
+            # The site itself is private: say so, not that its robots.txt could not be read.
+            raise ToolError(str(err.for_url(url))) from err
+        return DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
+    except FetchTimeout as err:
+        if deadline.expired:
+            # The call's time ran out, not the site's patience: say so, and remember nothing.
+            raise ToolError(f"The page could not be fetched within {timeout:g} seconds (reading the "
+                            f"robots.txt of {url.origin} took the rest).") from err
+        return DISALLOW_ALL
+    except NetError:
+        return DISALLOW_ALL
+    return RobotsRules.parse(decode(data, response.charset), product_token(user_agent))

@@ -15,10 +15,10 @@ from webtools.net import (
     AddressNotAllowed,
     BodyTooLarge,
     Cancelled,
+    FetchTimeout,
     InvalidURL,
     NetError,
     Response,
-    TooManyRedirects,
     read_url,
 )
 from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, limits, workers
@@ -75,7 +75,6 @@ ACCEPT = (
 MARKDOWN_ACCEPT = "text/markdown,text/x-markdown;q=0.9,text/plain;q=0.5"
 #: The ``engine`` of the usage rows that count answers asking to be paid (HTTP 402).
 PAY_PER_CRAWL = "pay-per-crawl (HTTP 402)"
-ROBOTS_TIMEOUT = 10.0
 NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
 #: Without ``max_document_characters``, a document keeps at most this many parts of text.
 DOCUMENT_PARTS = 10
@@ -185,6 +184,9 @@ class WebFetch:
         self.options = options
 
     def __call__(self, input: dict, ctx: ToolContext) -> dict:
+        # One deadline for the whole call: waiting for a slot, every hop and its robots.txt, the
+        # rendering and the reading each take what is left of it.
+        deadline = Deadline(self.options.timeout_seconds, ctx.signal)
         offset = int(input.get("offset") or 0)
         try:
             # The one reading of the URL: the cache key, the domain lists, robots.txt and the
@@ -202,7 +204,7 @@ class WebFetch:
         page = ctx.turn_cache.get(cache_key)
         ctx.audit(host=url.host, cached=page is not None)
         if page is None:
-            page = self.shared_or_download(url, ctx)
+            page = self.shared_or_download(url, ctx, deadline)
             ctx.turn_cache[cache_key] = page
         total = len(page.text)
         if offset > 0 and offset >= total:
@@ -233,9 +235,10 @@ class WebFetch:
 
     # -- download -----------------------------------------------------------------------------------
 
-    def shared_or_download(self, url: URL, ctx: ToolContext) -> Page:
+    def shared_or_download(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> Page:
         """The page from the shared cache, or downloaded within the user's limits (and then shared)."""
         options = self.options
+        deadline = deadline or Deadline(options.timeout_seconds, ctx.signal)
         key = None
         if options.cache_ttl_seconds and ctx.shared_cache is not None:
             # Every option that changes which URLs may be read, or the text read from them.
@@ -259,11 +262,11 @@ class WebFetch:
         with limits.slot(
             ctx.limits, limits.Counter(limits.CONCURRENT, f"web_fetch:user:{user}", ttl=options.timeout_seconds + 60),
             at_once, f"You have {at_once} fetches running, the most at once; fetch again when one has finished.",
-            wait=limits.QUEUE_SECONDS, signal=ctx.signal,
+            wait=min(limits.QUEUE_SECONDS, deadline.remaining() - 1), signal=ctx.signal,
         ):
             engine = ""
             try:
-                page = self.download(url, ctx)
+                page = self.download(url, ctx, deadline)
             except PaymentRequired:
                 engine = PAY_PER_CRAWL
                 raise
@@ -273,15 +276,15 @@ class WebFetch:
             ctx.shared_cache.set(key, list(dataclasses.astuple(page)), options.cache_ttl_seconds)
         return page
 
-    def download(self, url: URL, ctx: ToolContext) -> Page:
+    def download(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> Page:
         options = self.options
         # One budget for the whole call: what the download leaves of it is the reading's.
-        deadline = Deadline(options.timeout_seconds, ctx.signal)
+        deadline = deadline or Deadline(options.timeout_seconds, ctx.signal)
         headers = {"User-Agent": ctx.user_agent, "Accept": ACCEPT}
         try:
             with ctx.fetch.follow(
-                "GET", url, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx),
-                headers=headers, timeout=options.timeout_seconds, cancel=ctx.signal,
+                "GET", url, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx, deadline),
+                headers=headers, timeout=robots.time_left(deadline, options.timeout_seconds), cancel=ctx.signal,
             ) as response:
                 final, status, answer = response.url, response.status_code, response.headers
                 ctx.audit(host=response.canonical.host, status=status, content_type=response.content_type)
@@ -309,6 +312,10 @@ class WebFetch:
             raise ToolError(
                 f"{err} The file is too large for this tool (the limit is {options.max_file_bytes} bytes)."
             ) from err
+        except FetchTimeout as err:
+            # The client counted down what was left of the call; the model is told the call's timeout.
+            what = str(err).partition(" did not finish within ")[0]
+            raise ToolError(f"{what} did not finish within {options.timeout_seconds:g} seconds.") from err
         except NetError as err:
             raise ToolError(str(err)) from err  # the guarded client's messages are written for the model
         # Read with the connection closed: reading runs in a worker under what is left of the deadline.
@@ -356,12 +363,11 @@ class WebFetch:
     def _markdown_alternate(self, alternate: URL, url: str, ctx: ToolContext, deadline: Deadline) -> Page | None:
         """The page read from the Markdown alternate it links, through the same checks as any hop; None
         when that cannot be read, and the HTML is read instead."""
-        timeout = deadline.remaining()
         try:
             with ctx.fetch.follow(
-                "GET", alternate, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx),
+                "GET", alternate, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx, deadline),
                 headers={"User-Agent": ctx.user_agent, "Accept": MARKDOWN_ACCEPT},
-                timeout=self.options.timeout_seconds if timeout is None else timeout, cancel=ctx.signal,
+                timeout=robots.time_left(deadline, self.options.timeout_seconds), cancel=ctx.signal,
             ) as response:
                 if response.status_code >= 300 or response.content_type not in agents.MARKDOWN_TYPES | {"text/plain"}:
                     return None
@@ -376,55 +382,34 @@ class WebFetch:
         title, text = agents.read_markdown(decode(data, charset))
         return self._kept(url, title, text)
 
-    def check_hop(self, url: URL, ctx: ToolContext) -> None:
+    def check_hop(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> None:
         """Every hop, before connecting, on the URL the client will connect to: the operator's domain
-        lists, then the site's robots.txt."""
+        lists, then the site's robots.txt (read within what is left of ``deadline``)."""
         why = domains.refusal(url.host, self.options.allow_domains, self.options.deny_domains)
         if why:
             raise ToolError(f"The address {url} is not allowed: {why}.")
-        if self.options.respect_robots_txt and not self.robots_allow(url, ctx):
+        if self.options.respect_robots_txt and not self.robots_allow(url, ctx, deadline):
             raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.")
-        if self.options.respect_content_signals and (against := self.robots(url, ctx).signal_against(url.target)):
+        if self.options.respect_content_signals and (
+            against := self.robots(url, ctx, deadline).signal_against(url.target)
+        ):
             ctx.audit(refused="content_signal")
             raise ToolError(_signal_refusal(url, *against, "robots.txt"))
 
-    def robots_allow(self, url: URL, ctx: ToolContext) -> bool:
-        return self.robots(url, ctx).allows(str(url))  # the canonical target is what the server will be asked for
+    def robots_allow(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> bool:
+        # The canonical target is what the server will be asked for.
+        return self.robots(url, ctx, deadline).allows(str(url))
 
-    def robots(self, url: URL, ctx: ToolContext) -> robots.RobotsRules:
+    def robots(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> robots.RobotsRules:
         """The robots.txt rules of ``url``'s origin for our product token, read once a turn."""
         key = ("robots", url.origin)
         rules = ctx.turn_cache.get(key)
         if rules is None:
-            rules = self._robots_rules(url, ctx)
+            rules = robots.fetch_rules(ctx.fetch, url, ctx.user_agent,
+                                       deadline or Deadline(self.options.timeout_seconds, ctx.signal),
+                                       self.options.timeout_seconds)
             ctx.turn_cache[key] = rules
         return rules
-
-    def _robots_rules(self, url: URL, ctx: ToolContext) -> robots.RobotsRules:
-        token = robots.product_token(ctx.user_agent)
-        try:
-            with ctx.fetch.follow(
-                "GET", robots.robots_url(url), max_redirects=5, headers={"User-Agent": ctx.user_agent},
-                timeout=min(ROBOTS_TIMEOUT, self.options.timeout_seconds), cancel=ctx.signal,
-            ) as response:
-                status = response.status_code
-                if 400 <= status < 500:
-                    return robots.ALLOW_ALL  # RFC 9309 2.3.1.3: "unavailable", crawl freely
-                if status >= 300:
-                    return robots.DISALLOW_ALL  # 2.3.1.4: "unreachable", 5xx included
-                data = response.read(robots.MAX_ROBOTS_BYTES, on_too_large="truncate")
-        except Cancelled as err:
-            raise ToolCancelled() from err
-        except TooManyRedirects:
-            return robots.ALLOW_ALL  # 2.3.1.2: past five redirects robots.txt may count as unavailable
-        except AddressNotAllowed as err:
-            if err.url and read_url(err.url).origin == url.origin:
-                # The site itself is private: say so, not that its robots.txt could not be read.
-                raise ToolError(str(err.for_url(url))) from err
-            return robots.DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
-        except NetError:
-            return robots.DISALLOW_ALL
-        return robots.RobotsRules.parse(decode(data, response.charset), token)
 
     # -- rendering ----------------------------------------------------------------------------------
 
@@ -445,7 +430,7 @@ class WebFetch:
                 raise ToolError("The page took too long to render.")
             return page
         if options.render_with != "chromium":
-            shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds, wall)
+            shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds, deadline, wall)
             if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
                 return page
             ctx.audit(rendered=True, renderer=options.render_with)
@@ -457,12 +442,17 @@ class WebFetch:
             )
             rendered = renderer.render(
                 page.url, timeout=timeout or options.timeout_seconds, user_agent=ctx.user_agent,
-                check_navigation=lambda url: self.check_hop(read_url(url), ctx), cancel=ctx.signal,
+                check_navigation=lambda url: self.check_hop(read_url(url), ctx, deadline),
+                refuse_host=lambda host: domains.refusal(host, options.allow_domains, options.deny_domains),
+                cancel=ctx.signal,
             )
         except render.RendererUnavailable as err:
             logger.warning("web_fetch could not render %s with JavaScript: %s", page.url, err)
             return page
-        except render.NavigationRefused as err:
+        except render.RenderFailed as err:
+            # A refused navigation, or a page that needed too much memory, crashed the browser or started
+            # a download: the model is told which.
+            ctx.audit(render_failed=type(err).__name__)
             raise ToolError(str(err)) from err
         except TimeoutError as err:
             if ctx.signal.is_set():
@@ -481,7 +471,8 @@ class WebFetch:
         ctx.audit(rendered=True)
         return dataclasses.replace(shown, title=shown.title or page.title, rendered=True)
 
-    def _render_with_service(self, page: Page, ctx: ToolContext, timeout: float, wall: str | None = None) -> Page:
+    def _render_with_service(self, page: Page, ctx: ToolContext, timeout: float, deadline: Deadline,
+                             wall: str | None = None) -> Page:
         """The page as the operator's rendering service reads it. ``page.url`` is the final URL of the
         static download, so it has passed the domain lists, robots.txt and provenance; a different URL
         the service reports having read is checked the same way before its text is used."""
@@ -506,7 +497,7 @@ class WebFetch:
                 raise ToolError(f"{service.name} read the page from an address this tool cannot check, so "
                                 "its text is not used.") from err
             if str(reported) != page.url:
-                self.check_hop(reported, ctx)
+                self.check_hop(reported, ctx, deadline)
                 url = str(reported)
         if wall and ((scraped.status or 200) >= 400 or blocks.is_challenge_title(scraped.title)):
             raise ToolError(blocks.message(url, wall))
