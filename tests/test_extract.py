@@ -556,7 +556,7 @@ def _step_as_ours_and_as_readabilitys(html: str, step: str) -> tuple[bytes, byte
     """The page's tree after one of readability's steps (a method of its ``Document``) as our
     ``_Readability`` takes it and as readability's own does, each on its own copy of the parsed page."""
     from lxml import etree
-    from readability import Document
+    from webtools._vendor.readability import Document
 
     from webtools.plugins.web_fetch.extract.candidates import _Readability
     from webtools.plugins.web_fetch.extract.page import parse
@@ -624,7 +624,7 @@ def test_elements_hidden_by_class_are_those_xpaths_class_test_finds(classes):
 
 @needs_corpus
 def test_paragraph_scores_with_link_lengths_read_once_are_readabilitys_own():
-    from readability import Document
+    from webtools._vendor.readability import Document
 
     from webtools.plugins.web_fetch.extract.candidates import _Readability
     from webtools.plugins.web_fetch.extract.page import clean, parse
@@ -687,7 +687,7 @@ def test_markdown_tidy_collapses_the_spaces_the_plain_look_behind_finds(text):
 def test_readability_describes_nodes_for_its_debug_log_only_when_that_log_is_on(caplog):
     import logging
 
-    import readability.debug
+    from webtools._vendor import readability
 
     from webtools.plugins.web_fetch.extract.candidates import readability_article
     from webtools.plugins.web_fetch.extract.page import parse
@@ -756,3 +756,32 @@ _CANDIDATES = st.lists(st.sampled_from([
 def test_unlikely_candidates_are_removed_as_readability_itself_removes_them(html):
     ours, readabilitys = _step_as_ours_and_as_readabilitys(html, "remove_unlikely_candidates")
     assert ours == readabilitys
+
+
+#: readability-lxml 0.9's files as its wheel's RECORD lists them (SHA-256, urlsafe base64 without padding).
+READABILITY_0_9_RECORD = {
+    "__init__.py": "gJkLuSKHxcjW9csU92VAfGN4MOQ5CTAtIu-xBWJtC1k",
+    "browser.py": "wUokLlGmb03uO_mUB55k4b4Y2cGCwLqjiq_Dr3h1d70",
+    "cleaners.py": "CXW4VWIj0fpjCTM6-Zjmd-FhWKWe4svvsfpg2XbNaqE",
+    "debug.py": "0dnRdQfDbbE4XRwAwawM2Km8sLSJS_I85sYWL6gEblc",
+    "encoding.py": "xZtOSeicnLu77AZHtdsEiJ-ToswWGnGEksPOvrDsRkk",
+    "htmls.py": "OaahShbyWtVaxa4J14c7TiQNUPjPKKPkTRPP0-x2ClY",
+    "readability.py": "7C5eBzhG9vluT8-h4FWXjhhcvcENZwGHuQtHkLNEIz4",
+}
+
+
+def test_vendored_readability_is_readability_lxml_0_9_byte_for_byte():
+    """webtools/_vendor/readability is carried, not installed (its README.md says why): a change to it
+    would silently fork the extractor's readability from the release its tests were written against."""
+    import base64
+    import hashlib
+    from pathlib import Path
+
+    from webtools._vendor import readability
+
+    folder = Path(readability.__file__).parent
+    carried = {path.name for path in folder.glob("*.py")}
+    assert carried == set(READABILITY_0_9_RECORD)
+    for name, digest in READABILITY_0_9_RECORD.items():
+        sha = base64.urlsafe_b64encode(hashlib.sha256((folder / name).read_bytes()).digest()).rstrip(b"=")
+        assert sha.decode() == digest, name

@@ -4,12 +4,12 @@ Both stores obey one contract (``runtime.limits.LimitStore``): ``MemoryStore`` i
 shell's ``DjangoStore`` over the real database and the configured cache (SQLite and the local-memory
 cache in the first CI pass, PostgreSQL and Redis in the second). The process tests always share a real
 database and a real Redis between worker processes: the configured ones when they are shared, else a
-SQLite file and a redis-server started (and stopped by its pid) for the test.
+SQLite file and a redis-server started (and stopped by its pid) for the test; without redis-server they
+skip, and fail in CI (``tests/services.py``).
 """
 from __future__ import annotations
 
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,6 +21,7 @@ import pytest
 from django.conf import settings as django_settings
 from django.db import connection
 
+from tests.services import program
 from webtools.exceptions import ToolError
 from webtools.runtime.limits import CONCURRENT, DAY, MINUTE, Busy, Counter, MemoryStore, Usage, slot, take
 from webtools.stores import DjangoStore
@@ -245,8 +246,7 @@ def shared_services():
     if backend.endswith("RedisCache"):
         env["CACHE_URL"] = os.environ["CACHE_URL"]
     else:
-        server = shutil.which("redis-server")
-        assert server, "The process tests need redis-server (apt-get install redis-server)."
+        server = program("redis-server", "apt-get install redis-server")
         port = _free_port()
         proc = subprocess.Popen(
             [server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],

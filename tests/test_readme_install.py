@@ -1,8 +1,8 @@
 """The README's install section, followed to the letter by a new user.
 
-The package is built as a wheel and installed (not editable) in a fresh virtual environment, with the
-pinned versions of ``requirements.txt`` as constraints, so ``install_requires`` alone must bring
-everything. ``django-admin startproject`` makes a host; the README's ``# settings.py`` and ``# urls.py``
+The package is built as a wheel and installed (not editable) in a fresh virtual environment by that
+environment's own pip, never upgraded, with the pinned versions of ``requirements.txt`` as constraints,
+so ``install_requires`` alone must bring everything. ``django-admin startproject`` makes a host; the README's ``# settings.py`` and ``# urls.py``
 blocks, read from README.md here so docs and test cannot drift, are appended to its files unchanged.
 Then ``migrate``, the system checks, a real server on a free loopback port, the API with a DRF token and
 with the host's default authentication, and the settings page with a session.
@@ -79,17 +79,21 @@ def host(tmp_path_factory):
     build = run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "-w", str(root / "dist"), str(src)],
                 root, env)
     assert "warning" not in build.lower(), build  # setuptools' packaging warnings stay gone
-    wheel = next((root / "dist").glob("webtools-*.whl"))
+    # The distribution's name is django-webtools (PyPI's "webtools" is another project); the import name
+    # stays webtools.
+    wheel = next((root / "dist").glob("django_webtools-*.whl"))
 
     venv = root / "venv"
-    # No pip inside (ensurepip is slow): this interpreter's pip installs into it.
-    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], root, env)
+    run([sys.executable, "-m", "venv", str(venv)], root, env)
     python = venv / "bin" / "python"
     # The pins as constraints (pip takes no extras there): install_requires decides what is installed.
     pins = [re.sub(r"\[.*?\]", "", line) for line in (REPO / "requirements.txt").read_text().splitlines()]
     (root / "constraints.txt").write_text("\n".join(pins) + "\n")
-    run([sys.executable, "-m", "pip", "--python", python, "install", "--quiet", "--no-compile",
-         "-c", root / "constraints.txt", wheel], root, env)
+    # With the venv's own pip, never upgraded, as a new user would: a fresh Python 3.11 venv has pip 23.x,
+    # whose resolver crashes where the newest pip's does not (webtools/_vendor/readability/README.md).
+    pip_version = run([python, "-m", "pip", "--version"], root, env).split()[1]
+    run([python, "-m", "pip", "install", "--quiet", "--no-compile", "-c", root / "constraints.txt", wheel],
+        root, env)
 
     site = root / "site"
     site.mkdir()
@@ -97,7 +101,7 @@ def host(tmp_path_factory):
     for name, block in readme_blocks().items():
         with open(site / "hostsite" / name, "a") as f:
             f.write("\n\n" + block)
-    host = {"python": python, "site": site, "env": env}
+    host = {"python": python, "site": site, "env": env, "wheel": wheel, "pip": pip_version, "root": root}
     manage(host, "migrate", "--noinput")
     return host
 
@@ -105,6 +109,18 @@ def host(tmp_path_factory):
 def manage(host, *args: str, keys: str = FERNET_KEY) -> str:
     env = {**host["env"], "WEBTOOLS_ENCRYPTION_KEYS": keys}
     return run([host["python"], "manage.py", *args], host["site"], env)
+
+
+def test_the_extras_resolve_with_the_venvs_own_pip_and_with_the_newest(host):
+    """``pip install 'django-webtools[mcp,render]'`` as resolved by the venv's own pip (23.x on a fresh
+    Python 3.11) and by the newest pip (this interpreter's: ``make`` upgrades it), without installing."""
+    extras = f"{host['wheel']}[mcp,render]"
+    own = run([host["python"], "-m", "pip", "install", "--dry-run", "--quiet", extras], host["root"], host["env"])
+    newest = run([sys.executable, "-m", "pip", "--python", host["python"], "install", "--dry-run", "--quiet",
+                  extras], host["root"], host["env"])
+    assert "Traceback" not in own + newest
+    newest_version = run([sys.executable, "-m", "pip", "--version"], host["root"], host["env"]).split()[1]
+    print(f"resolved with pip {host['pip']} (the venv's own) and pip {newest_version}")
 
 
 def test_installed_package_is_not_the_source_tree(host):

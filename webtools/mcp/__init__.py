@@ -8,5 +8,5 @@ provenance), started for the session's user by ``webtools.host.start_turn`` and 
 
 Two transports: ``manage.py webtools mcp --user NAME`` (stdio, for a desktop client) and
 ``asgi.mount_mcp(django_app)`` (streamable HTTP at ``/mcp/``, each request authenticated with the user's
-DRF token). Needs the ``mcp`` package: ``pip install webtools[mcp]``. See docs/mcp.md.
+DRF token). Needs the ``mcp`` package: ``pip install 'django-webtools[mcp]'``. See docs/mcp.md.
 """

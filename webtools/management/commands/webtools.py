@@ -29,7 +29,7 @@ class Command(BaseCommand):
         check.add_argument("--user", help="Username to run the test calls as (default: the first superuser).")
         check.add_argument("--offline", action="store_true", help="Skip the test calls (no request leaves).")
         mcp = sub.add_parser(
-            "mcp", help="Serve the user's enabled tools to an MCP client over stdio (needs webtools[mcp])."
+            "mcp", help="Serve the user's enabled tools to an MCP client over stdio (needs django-webtools[mcp])."
         )
         mcp.add_argument("--user", required=True, help="Username whose tools, switches and keys are served.")
 
@@ -90,7 +90,9 @@ class Command(BaseCommand):
         try:
             from webtools.mcp.server import run_stdio
         except ImportError as err:
-            raise CommandError(f"The MCP server needs the mcp package: pip install 'webtools[mcp]' ({err}).") from None
+            raise CommandError(
+                f"The MCP server needs the mcp package: pip install 'django-webtools[mcp]' ({err})."
+            ) from None
         from webtools.host import start_turn
 
         account = self._user(user)

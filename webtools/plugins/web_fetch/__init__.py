@@ -104,7 +104,7 @@ class WebFetchOptionsForm(forms.Form):
         choices=[("never", _("Never")), ("auto", _("When a page needs it")), ("always", _("Always"))],
         help_text=_("Pages built by scripts are empty without a browser. 'When a page needs it' renders a "
                     "page in a headless Chromium only when its static text is too short and it shows the "
-                    "marks of a script-built page. Needs Chromium and Playwright (webtools[render])."),
+                    "marks of a script-built page. Needs Chromium and Playwright (django-webtools[render])."),
     )
     render_with = forms.ChoiceField(
         required=False, initial="chromium", label=_("Renderer"),

@@ -109,7 +109,7 @@ def problems(isolation: str, executable: str = DEFAULT_EXECUTABLE) -> list[str]:
         import playwright  # noqa: F401
     except ImportError:
         found.append("JavaScript rendering is on, but Playwright is not installed "
-                     "(pip install 'webtools[render]').")
+                     "(pip install 'django-webtools[render]').")
     if isolation == "netns" and not namespaces_available():
         found.append("JavaScript rendering is on with network-namespace isolation, which this host does not "
                      "allow (it needs root on Linux and unshare). The renderer refuses to start; choose the "
@@ -142,7 +142,7 @@ class Renderer:
         try:
             import playwright.async_api  # noqa: F401
         except ImportError as err:
-            raise RendererUnavailable("Playwright is not installed (pip install webtools[render]).") from err
+            raise RendererUnavailable("Playwright is not installed (pip install 'django-webtools[render]').") from err
         self.client = client
         self.mode = mode
         self.executable = executable

@@ -13,9 +13,10 @@ import logging
 import re
 
 import lxml.html
-import readability.readability
 from lxml import etree
-from readability import Document
+
+from webtools._vendor import readability
+from webtools._vendor.readability import Document
 
 from .page import ELEMENT_CLASSES, absolutize
 

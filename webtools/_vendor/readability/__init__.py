@@ -1,0 +1,3 @@
+__version__ = "0.9"
+
+from .readability import Document
