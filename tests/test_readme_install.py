@@ -2,8 +2,9 @@
 
 The package is built as a wheel and installed (not editable) in a fresh virtual environment by that
 environment's own pip, never upgraded, with the pinned versions of ``requirements.txt`` as constraints,
-so ``install_requires`` alone must bring everything. ``django-admin startproject`` makes a host; the README's ``# settings.py`` and ``# urls.py``
-blocks, read from README.md here so docs and test cannot drift, are appended to its files unchanged.
+so ``install_requires`` alone must bring everything. ``django-admin startproject`` makes a host; the
+README's ``# settings.py`` and ``# urls.py`` blocks, read from README.md here so docs and test cannot
+drift, are appended to its files unchanged.
 Then ``migrate``, the system checks, a real server on a free loopback port, the API with a DRF token and
 with the host's default authentication, and the settings page with a session.
 
