@@ -150,5 +150,7 @@ def test_the_walk_sees_every_kind_of_import(tmp_path):
 def test_no_module_over_600_lines():
     sizes = {name: len(path.read_text().splitlines()) for name, path in module_files().items()}
     assert sizes["webtools.admin"] > 100  # the walk found the package's modules
-    too_long = {name: lines for name, lines in sizes.items() if lines > 600}
+    # webtools/_vendor holds third-party code carried byte for byte (its README.md says why): not ours to split.
+    too_long = {name: lines for name, lines in sizes.items()
+                if lines > 600 and not name.startswith("webtools._vendor.")}
     assert not too_long, f"split these by what they own: {too_long}"
