@@ -36,6 +36,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/extract.py
 	$(BIN)/python bench/reading_budget.py
 	$(BIN)/python bench/render.py
+	$(BIN)/python bench/render_hostile.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/provenance.py
 	$(BIN)/python bench/redaction.py

@@ -425,3 +425,21 @@ def test_a_renderer_or_browser_that_dies_mid_render_ends_with_a_clear_error(
     killer.join()
     server.route("/fine", page("<p>" + "A fine page after the crash. " * 30 + "</p>"))
     assert "A fine page after the crash." in call(client, site(server, "/fine"))["content"]
+
+
+def test_a_browser_killed_between_renders_gives_a_clear_error_or_a_page_never_an_unexpected_failure(
+    renderer, client, server,  # noqa: F811
+):
+    server.route("/fine", page("<p>" + "A fine page after the kill. " * 30 + "</p>"))
+    call(client, site(server, "/fine"))
+    with open(renderer._pid_file) as f:
+        browser_process.kill_tree(int(f.read()))
+    outcomes = []
+    for _ in range(2):
+        try:
+            outcomes.append(call(client, site(server, "/fine"))["content"])
+        except ToolError as err:  # the kill not yet seen: the render's own message
+            outcomes.append(str(err))
+    assert outcomes[0] in ("The browser stopped while rendering the page; it is being started again.",) or \
+        "A fine page after the kill." in outcomes[0]
+    assert "A fine page after the kill." in outcomes[1]

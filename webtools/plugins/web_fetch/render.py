@@ -256,7 +256,12 @@ class Renderer:
                     await asyncio.wait_for(self._browser.close(), 5)
                 except Exception:  # a dead or stuck browser: end its processes
                     self._kill_browser()
-            await self._launch()
+            try:
+                await self._launch()
+            except Exception as err:  # the next render tries again
+                self._browser = None
+                logger.warning("the renderer's browser did not start: %s", err)
+                raise RendererUnavailable("The browser could not be started.") from None
 
     def _run(self, coroutine, timeout: float):
         future = asyncio.run_coroutine_threadsafe(coroutine, self._loop)
@@ -387,11 +392,16 @@ class Renderer:
             session = self.proxy.open_session(refuse_host)
             context = sampler = None
             try:
-                context = await self._browser.new_context(
-                    service_workers="block", user_agent=user_agent, accept_downloads=False,
-                    proxy={"server": self._proxy_server(), "username": SESSION_USER, "password": session.token},
-                )
-                page = await context.new_page()
+                try:
+                    context = await self._browser.new_context(
+                        service_workers="block", user_agent=user_agent, accept_downloads=False,
+                        proxy={"server": self._proxy_server(), "username": SESSION_USER, "password": session.token},
+                    )
+                    page = await context.new_page()
+                except PlaywrightError:  # the browser died since the last render
+                    self._restart = True
+                    raise RenderFailed("The browser stopped while rendering the page; it is being started "
+                                       "again.") from None
                 state = MainFrame(page, self.proxy.client, deadline=deadline, max_bytes=self.proxy.rules.max_bytes,
                                   check_navigation=check_navigation)
                 if self.cgroup is None:
