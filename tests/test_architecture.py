@@ -1,4 +1,5 @@
-"""No import cycles among webtools' modules (DESIGN.md: arrows one way).
+"""The house's shape (docs/architecture.md): arrows one way, each layer importing only what it may, no
+module past 600 lines, and a layout table that names every module of the tree.
 
 Every ``import`` and ``from ... import`` in every module of the package is an arrow, wherever it stands
 (function-level imports too: they only postpone the cycle to the first call). Imports under
@@ -10,9 +11,28 @@ a package's ``__init__`` re-exporting its own modules is not a cycle of the code
 from __future__ import annotations
 
 import ast
+import fnmatch
+import re
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parent.parent / "webtools"
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "webtools"
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+#: The bottom of the house: importable from anywhere, importing only each other.
+BASE = frozenset({"webtools", "webtools.conf", "webtools.crypto", "webtools.exceptions", "webtools.signals"})
+#: What each part below the Django shell may import besides itself (docs/architecture.md, "Layers"). A
+#: plugin is its own part (``webtools.plugins.web_search``): plugins do not import each other. Everything
+#: else is the Django shell, which may import any part (the cycle test keeps its arrows one way).
+MAY_IMPORT = {
+    "base": {"base"},
+    "webtools.net": {"base"},
+    "webtools.runtime": {"base", "webtools.net"},
+    "webtools.plugins": {"base", "webtools.net", "webtools.runtime"},
+    "webtools.integrations": {"base", "webtools.runtime"},
+    "webtools.testing": {"base", "webtools.net", "webtools.runtime"},
+    "webtools.models": {"base", "webtools.runtime"},
+}
 
 
 def module_files(root: Path = PACKAGE) -> dict[str, Path]:
@@ -145,6 +165,65 @@ def test_the_walk_sees_every_kind_of_import(tmp_path):
     assert cycles(graph) == []
     (pkg / "d.py").write_text("from . import a\n")
     assert cycles(import_graph(pkg)) == [["pkg.a", "pkg.sub.b", "pkg.c", "pkg.d", "pkg.a"]]
+
+
+def part_of(module: str) -> str:
+    """The part of the house ``module`` belongs to: ``base``, a key of ``MAY_IMPORT``, a plugin
+    (``webtools.plugins.<name>``) or ``shell``."""
+    if module in BASE:
+        return "base"
+    if module.startswith("webtools.plugins."):
+        return ".".join(module.split(".")[:3])
+    for part in MAY_IMPORT:
+        if module == part or module.startswith(part + "."):
+            return part
+    return "shell"
+
+
+def may_import(module: str, target: str) -> bool:
+    part, target_part = part_of(module), part_of(target)
+    if part == "shell" or part == target_part:
+        return True
+    rule = MAY_IMPORT["webtools.plugins" if part.startswith("webtools.plugins.") else part]
+    return target_part in rule
+
+
+def test_each_layer_imports_only_what_it_may():
+    """Below the Django shell nothing imports a model or the host; the runtime never names a plugin;
+    a plugin uses the runtime, the guarded client and the base, never another plugin; net is the floor."""
+    wrong = [f"{module} -> {target}" for module, targets in sorted(import_graph().items())
+             for target in sorted(targets) if not may_import(module, target)]
+    assert not wrong, "Imports across the layers of docs/architecture.md:\n" + "\n".join(wrong)
+
+
+def test_the_layer_rules_refuse_what_the_design_forbids():
+    assert not may_import("webtools.runtime.turn", "webtools.models")
+    assert not may_import("webtools.runtime.turn", "webtools.plugins.web_search")
+    assert not may_import("webtools.plugins.web_fetch.tool", "webtools.plugins.pdf")
+    assert not may_import("webtools.plugins.web_fetch.tool", "webtools.host")
+    assert not may_import("webtools.net.client", "webtools.runtime.limits")
+    assert not may_import("webtools.models", "webtools.host")
+    assert not may_import("webtools.conf", "webtools.net")
+    assert may_import("webtools.plugins.web_search.resolution", "webtools.plugins.web_search.forms")
+    assert may_import("webtools.host", "webtools.models") and may_import("webtools.admin", "webtools.host")
+
+
+def layout_rows(text: str) -> list[str]:
+    """The paths in the first column of docs/architecture.md's layout table (``*`` matches one name)."""
+    section = text.split("\n## Layout", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"^\| `([^`]+)`", section, re.MULTILINE)
+
+
+def test_the_layout_table_names_every_module_and_nothing_that_is_gone():
+    rows = layout_rows(ARCHITECTURE.read_text())
+    files = [str(path.relative_to(ROOT)) for path in module_files().values()]
+    assert len(rows) > 50 and len(set(rows)) == len(rows)
+    gone = [row for row in rows if not any(ROOT.glob(row.rstrip("/")))]
+    assert not gone, f"docs/architecture.md's layout names what the tree does not have: {gone}"
+    # A package's row (``webtools/net/``) stands for its ``__init__.py``.
+    missing = [name for name in files if not any(fnmatch.fnmatchcase(name, row) for row in rows)
+               and not (name.endswith("/__init__.py") and name[: -len("__init__.py")] in rows)]
+    assert not missing, f"add a row for each of these to the layout in docs/architecture.md: {missing}"
 
 
 def test_no_module_over_600_lines():
