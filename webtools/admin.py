@@ -1,4 +1,9 @@
-"""The operator's side: plugin options (with write-only secrets) and a view of users' choices."""
+"""The operator's side: plugin options (with write-only secrets) and a view of users' choices.
+
+Owns the admin of every model: plugin options (one row per listed plugin, named by its plugin, with
+the keys per engine and the Test page), users' switches and settings, usage and engine prices. Part of
+the Django shell: may import the host, ``models``, ``forms``, the runtime and the base.
+"""
 from __future__ import annotations
 
 import copy

@@ -1,4 +1,8 @@
-"""The webtools AppConfig: loads the plugins listed in settings and registers the system checks."""
+"""The webtools AppConfig: loads the plugins listed in settings and registers the system checks.
+
+Part of the Django shell. Imports the base, the runtime and ``checks``; plugins only by the dotted
+paths in ``WEBTOOLS["PLUGINS"]``, never by name.
+"""
 from __future__ import annotations
 
 from django.apps import AppConfig

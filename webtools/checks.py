@@ -10,6 +10,9 @@
 | webtools.W015 | warning | saved options this host cannot honour (``Plugin.check``: a program or key they need) |
 | webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
 | webtools.E004 | error | ``WEBTOOLS["PROXIES"]`` is not a dict of ``fetch`` and ``engines`` proxy URLs it can use |
+
+Part of the Django shell: may import the host, ``models``, the runtime, ``net`` and the base (the host and
+the models inside the checks, which run after the app registry is ready).
 """
 from __future__ import annotations
 

@@ -11,6 +11,8 @@ A host project configures webtools with one dict::
         "CACHE": "default",               # Django cache alias of the limits' counters and the shared cache
         "PROXIES": {"fetch": "...", "engines": "..."},  # outbound proxies (docs/deploy.md)
     }
+
+Part of the base (docs/architecture.md): imports nothing of webtools, and every part may import it.
 """
 from __future__ import annotations
 

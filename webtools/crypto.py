@@ -2,6 +2,8 @@
 
 The first key encrypts; every key decrypts (``MultiFernet``), so an operator rotates by putting a new
 key first, running ``manage.py webtools rotate-keys``, then dropping the old key.
+
+Part of the base: imports only ``conf`` and ``exceptions``.
 """
 from __future__ import annotations
 

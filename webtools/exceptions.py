@@ -1,4 +1,7 @@
-"""The two kinds of error: ``ToolError`` for the model, ``ImproperlyConfigured`` for the operator."""
+"""The two kinds of error: ``ToolError`` for the model, ``ImproperlyConfigured`` for the operator.
+
+Part of the base: imports nothing of webtools, and every part may import it.
+"""
 from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured

@@ -1,4 +1,7 @@
-"""Rendering help shared by the admin and the settings page: show-when rules and JSON Schema."""
+"""Rendering help shared by the admin and the settings page: show-when rules and JSON Schema.
+
+Part of the Django shell: imports only the runtime's form fields; the admin and the API import it.
+"""
 from __future__ import annotations
 
 import json

@@ -3,6 +3,11 @@
 Everything a turn needs from the database (the plugins' options, the user's roles, tool switches and
 plugin settings, decrypted secrets) is read here, once, at turn start. Below this module nothing
 imports a model.
+
+Owns the plugins the app loaded (``get_plugins``), loading and validating options and settings
+(secrets write-only), building the registry and starting a turn (``start_turn``). Part of the Django
+shell: may import ``models``, ``stores``, ``signals``, the runtime, ``net`` and the base; the admin, API,
+checks, MCP and commands import this; the models never do.
 """
 from __future__ import annotations
 

@@ -2,6 +2,9 @@
 
 Secrets (API keys) are held apart from plain values, as one Fernet token per row, and are only ever
 decrypted to build a turn or to validate a form; nothing renders them.
+
+May import the base (``crypto``) and the runtime's pure helpers (``runtime.json_input``); never the
+host or the admin, which import this. A row's display name is given by the admin (``PluginOptions``).
 """
 from __future__ import annotations
 

@@ -10,6 +10,8 @@ Receivers get keyword arguments only; none of them ever carries a key or a page'
 - ``tool_failed``: a call that ended in an error, same arguments plus ``error`` (the message the model saw).
 
 Each call is also logged as one structured line on the ``webtools.audit`` logger.
+
+Part of the base: imports nothing of webtools; the host sends them, receivers are the host project's.
 """
 from __future__ import annotations
 

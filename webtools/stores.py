@@ -8,6 +8,9 @@ Where each count lives, so that it holds across worker processes and servers:
   (``WEBTOOLS["CACHE"]``, default ``"default"``), with ``add`` and ``incr``, which Redis, Memcached and
   the local-memory cache do atomically. The local-memory cache is per process: with several workers use
   Redis (docs/deploy.md). The database and file caches do not increment atomically.
+
+Part of the Django shell: imports ``models``, ``conf`` and the runtime (whose store and cache
+interfaces it implements); only the host imports it.
 """
 from __future__ import annotations
 

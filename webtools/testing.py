@@ -1,4 +1,7 @@
-"""Helpers for tests of tool plugins, including third-party ones."""
+"""Helpers for tests of tool plugins, including third-party ones.
+
+Imports only the runtime and ``net``: what a third-party plugin's tests have too.
+"""
 from __future__ import annotations
 
 from typing import Any

@@ -2,6 +2,8 @@
 
 ``api/plugins/...`` is the settings API, ``api/schema/`` its OpenAPI schema, ``api/docs/`` its
 readable reference, and ``webtools/settings/`` the settings page.
+
+Part of the Django shell: imports ``api`` and ``views`` only.
 """
 from django.urls import include, path
 

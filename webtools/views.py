@@ -1,4 +1,7 @@
-"""The settings page: each plugin's tool switches and settings form, saved through the API."""
+"""The settings page: each plugin's tool switches and settings form, saved through the API.
+
+Part of the Django shell: imports nothing of webtools (the page reads the API).
+"""
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required

@@ -4,4 +4,6 @@
 ``webtools.integrations.anthropic`` speaks Messages (``tools``, ``tool_use``, ``tool_result``). Neither
 imports its vendor's SDK: they read SDK objects and plain dicts alike, so a host may call the API with
 the SDK, with ``requests``, or through a proxy. See docs/integrating.md.
+
+May import the runtime only.
 """

@@ -9,4 +9,7 @@ provenance), started for the session's user by ``webtools.host.start_turn`` and 
 Two transports: ``manage.py webtools mcp --user NAME`` (stdio, for a desktop client) and
 ``asgi.mount_mcp(django_app)`` (streamable HTTP at ``/mcp/``, each request authenticated with the user's
 DRF token). Needs the ``mcp`` package: ``pip install 'django-webtools[mcp]'``. See docs/mcp.md.
+
+Part of the Django shell: may import the host and the runtime; only the management command and a
+host's ASGI setup import it.
 """

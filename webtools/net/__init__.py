@@ -3,6 +3,10 @@
 ``client_for(allow_private_networks)`` gives the client a tool should use; ``HttpClient(policy=None)``
 is the plain client for URLs an administrator configured. ``read_url`` is the one reading of a URL
 that every check and the client share. See docs/security.md for the threat model.
+
+The floor of the house: ``net`` may import the base only, nothing else of webtools. Inside, each of
+``errors``, ``urls``, ``policy``, ``deadline``, ``connection``, ``response``, ``client``, ``proxy``
+imports only modules before it in this list.
 """
 from __future__ import annotations
 

@@ -4,6 +4,9 @@ Every ``str()`` here is a sentence fit for the model and the user. It names the 
 info, query or fragment (an admin-configured engine URL can carry an API key in its query string), and
 never repeats a low-level exception's text, which can quote the full URL; the low-level error is kept
 as ``__cause__`` for logs.
+
+Imports nothing of webtools: ``urls`` raises these, so this module may not import ``urls`` (the URL
+in an error is shown by ``URL.display``).
 """
 from __future__ import annotations
 

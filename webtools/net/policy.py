@@ -6,6 +6,8 @@ Python's ``ipaddress.is_global`` is not enough on its own: in 3.11 it calls NAT6
 specific row that contains an address decides (ties go to the earlier row), and the table is tested row
 by row. IPv6 forms that carry an IPv4 address to a translator or tunnel are judged by the IPv4
 address they carry, looked up in the same table.
+
+Imports only ``errors``; ``connection`` asks it about every address.
 """
 from __future__ import annotations
 

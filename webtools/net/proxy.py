@@ -23,6 +23,8 @@ is held to them for as long as the session lives. The navigations of the page's 
 checked by the renderer itself, hop by hop, with robots.txt too (``render.py``).
 
 Every refusal is logged at DEBUG (a page can cause any number of them).
+
+May import ``client``, ``errors`` and ``urls``; only web_fetch's renderer (``render``, ``navigation``) uses it.
 """
 from __future__ import annotations
 

@@ -25,6 +25,9 @@ connects to. So ``read_url`` is the only place in webtools that reads a URL stri
 Every check takes a ``URL``: the address guard, the operator's domain lists, robots.txt's origin,
 the turn cache key, citations and the search-result filters. Redirect targets are read with
 ``read_url(location, base=previous)``. See docs/security.md, "One reading of a URL".
+
+May import ``errors`` only; ``display_url`` lives here (not in ``errors``) so that the arrow runs one
+way.
 """
 from __future__ import annotations
 

@@ -1,7 +1,9 @@
 """The runtime: the public API of webtools for tool plugins and for the host's model loop.
 
-Plain Python: nothing here touches the database. ``webtools.turns.start_turn`` builds a ``Turn`` from
+Plain Python: nothing here touches the database. ``webtools.host.start_turn`` builds a ``Turn`` from
 the database for a host; tests and third-party plugins can build one directly.
+
+May import ``net`` and the base only (docs/architecture.md): never a plugin, a model or the host.
 """
 from webtools.exceptions import ToolCancelled, ToolError, TurnError
 

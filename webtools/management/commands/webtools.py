@@ -1,4 +1,7 @@
-"""``manage.py webtools <subcommand>``: run a tool, list tools, rotate encryption keys, serve MCP."""
+"""``manage.py webtools <subcommand>``: run a tool, list tools, rotate encryption keys, serve MCP.
+
+Part of the Django shell: may import the host, ``models``, ``mcp`` and the base.
+"""
 from __future__ import annotations
 
 import json

@@ -4,6 +4,9 @@ pypdf extracts a page's text in one uninterruptible call, and one page can be ma
 (a small PDF whose pages share an 8 MB compressed content stream). So the pages are read in a
 ``webtools.runtime.workers`` process, one at a time, each sent back as soon as it is read: when the
 call's deadline passes, the worker is killed and the pages read so far are returned with a note.
+
+Imports only the runtime; like any plugin it may also use ``net`` and the base, never another
+plugin, a model or the host.
 """
 from __future__ import annotations
 

@@ -2,6 +2,10 @@
 
 Listing the plugin turns the ``web_fetch`` tool on for everyone (``default_enabled``); it needs no
 operator input, so its options all have defaults. See docs/fetch.md.
+
+Owns the plugin (options, system checks, setup); the tool is in ``tool``, extraction in ``extract``,
+rendering in ``render`` and ``services``. May import the runtime's public API, ``net``, ``conf``,
+``exceptions`` and this plugin's modules; never another plugin, a model or the host.
 """
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ or the user's, the keys, the fallback engines) is decided in ``resolution``; the
 the cleaning of its results in ``search``; the engines themselves in ``engines``.
 
 May import ``webtools.conf``, ``webtools.exceptions``, ``webtools.runtime`` and this plugin's modules;
-nothing of webtools imports this but the host, through ``WEBTOOLS["PLUGINS"]``.
+nothing of webtools imports it: the app loads it from ``WEBTOOLS["PLUGINS"]``.
 """
 
 from __future__ import annotations

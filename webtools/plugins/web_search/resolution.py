@@ -1,6 +1,6 @@
 """Who searches with what: the engine, key and base URL of one ``web_search`` call, and the engines it
-falls back to. The tool (``webtools.plugins.web_search``) asks ``chain``; the admin's system check asks
-``fallbacks``.
+falls back to. The tool (``webtools.plugins.web_search``) asks ``chain``; the plugin's ``check`` (run by a
+system check) asks ``fallbacks``.
 
 1. User engine ``default``, or user engines off: the operator's engine, key and base URL, reached with
    the plain client (``ctx.http``): the operator chose those URLs.
