@@ -5,8 +5,8 @@ is the plain client for URLs an administrator configured. ``read_url`` is the on
 that every check and the client share. See docs/security.md for the threat model.
 
 The floor of the house: ``net`` may import the base only, nothing else of webtools. Inside, each of
-``errors``, ``urls``, ``policy``, ``deadline``, ``connection``, ``response``, ``client``, ``proxy``
-imports only modules before it in this list.
+``errors``, ``urls``, ``policy``, ``deadline``, ``connection``, ``proxy_upstream``, ``response``,
+``client``, ``proxy`` imports only modules before it in this list.
 """
 from __future__ import annotations
 
