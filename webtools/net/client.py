@@ -4,8 +4,8 @@ Owns ``HttpClient`` (one ``requests`` session per client: ``open``, ``request``,
 guarding proxy's tunnels, and ``follow``, which follows redirects by hand, each hop through the guard
 again) and ``client_for``. The address check itself is in ``connection``, the one deadline in
 ``deadline``, reading the body in ``response``, the operator's outbound proxies in ``proxy_upstream``.
-Everything else that could leak or hang is closed here:
-no environment proxies, no cookie jar that keeps anything, no credentials from the URL or ``.netrc``.
+Everything else that could leak or hang is closed here: no environment proxies, no cookie jar that keeps
+anything, no credentials from the URL or ``.netrc``.
 
 May import every other module of ``webtools.net`` except ``proxy`` (which imports this).
 """
