@@ -23,7 +23,9 @@ from django.db import connection
 
 from tests.services import program
 from webtools.exceptions import ToolError
-from webtools.runtime.limits import CONCURRENT, DAY, MINUTE, Busy, Counter, MemoryStore, Usage, slot, take
+from webtools.runtime.limits import (
+    CONCURRENT, DAY, MINUTE, WINDOW, AnswerUses, Busy, Counter, MemoryStore, Usage, WindowUses, slot, take,
+)
 from webtools.stores import DjangoStore
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -46,7 +48,7 @@ def store_and_clock(request):
     return DjangoStore(clock=clock), clock
 
 
-@pytest.mark.parametrize("kind", [MINUTE, DAY, CONCURRENT])
+@pytest.mark.parametrize("kind", [MINUTE, DAY, CONCURRENT, WINDOW])
 def test_reserve_grants_up_to_the_limit_and_no_more(store_and_clock, kind):
     store, _ = store_and_clock
     counter = Counter(kind, "t:user:1")
@@ -55,7 +57,7 @@ def test_reserve_grants_up_to_the_limit_and_no_more(store_and_clock, kind):
     assert store.count(counter) == 3
 
 
-@pytest.mark.parametrize("kind", [MINUTE, DAY, CONCURRENT])
+@pytest.mark.parametrize("kind", [MINUTE, DAY, CONCURRENT, WINDOW])
 def test_release_gives_one_back(store_and_clock, kind):
     store, _ = store_and_clock
     counter = Counter(kind, "t:user:1")
@@ -83,6 +85,43 @@ def test_a_minute_window_starts_fresh_the_next_minute(store_and_clock):
     assert store.reserve(counter, 1) is None
     clock.now += 1
     assert store.reserve(counter, 1) is not None
+
+
+def test_a_window_lasts_its_seconds_and_windows_of_other_lengths_are_apart(store_and_clock):
+    store, clock = store_and_clock
+    clock.now = 600 * 3_000_000  # the start of a ten-minute window
+    ten = Counter(WINDOW, "t:uses:user:1", ttl=600)
+    assert store.reserve(ten, 1) is not None
+    assert store.reserve(Counter(WINDOW, "t:uses:user:1", ttl=60), 1) is not None
+    clock.now += 599
+    assert store.reserve(ten, 1) is None and store.count(ten) == 1
+    clock.now += 1
+    assert store.count(ten) == 0 and store.reserve(ten, 1) is not None
+
+
+def test_window_uses_count_a_users_calls_across_turns_and_give_back_what_was_not_sent(store_and_clock):
+    store, clock = store_and_clock
+    clock.now = 600 * 3_000_000
+    first, second = WindowUses(store, "7", 600), WindowUses(store, "7", 600)  # two sessions of user 7
+    assert first.take("web_fetch", 2) is not None
+    unsent = second.take("web_fetch", 2)
+    assert unsent is not None and first.take("web_fetch", 2) is None
+    unsent.release()
+    assert second.take("web_fetch", 2) is not None
+    assert WindowUses(store, "8", 600).take("web_fetch", 2) is not None  # another user counts apart
+    assert second.take("web_search", 0) is not None  # no limit: always granted
+    clock.now += 600
+    assert first.take("web_fetch", 2) is not None
+
+
+def test_answer_uses_count_one_turn_and_give_back():
+    uses = AnswerUses()
+    taken = [uses.take("web_fetch", 2) for _ in range(3)]
+    assert [t is not None for t in taken] == [True, True, False]
+    taken[0].release()
+    taken[0].release()  # idempotent
+    assert uses.take("web_fetch", 2) is not None and uses.take("web_fetch", 2) is None
+    assert all(uses.take("web_search", 0) is not None for _ in range(5))
 
 
 def test_a_day_ends_at_midnight_utc(store_and_clock):

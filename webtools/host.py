@@ -415,6 +415,7 @@ def start_turn(
     requested_tools: Iterable[str] | None = None,
     supports_tools: bool = True,
     messages: Iterable[str] = (),
+    **carried: Any,
 ) -> Turn:
     """Start a turn for ``user``: the host's entry point.
 
@@ -422,6 +423,10 @@ def start_turn(
     tools. ``messages`` is what the user wrote in this conversation (text): the URLs in it may be
     fetched (``turn.observe(text)`` adds more later). Raises ``webtools.exceptions.TurnError`` when
     the request names an unknown tool, or names tools for a model without tool support.
+
+    ``carried`` is what a door that keeps a conversation across turns hands from one to the next:
+    ``urls``, ``turn_cache`` and ``uses`` (see ``Turn``); the MCP door starts a turn per call this way,
+    so every call reads the user's roles and the operator's options afresh.
     """
     registry, ingesters, loaded = build_registry()
     rows = _user_rows(user)
@@ -449,4 +454,5 @@ def start_turn(
         messages=messages,
         limits=DjangoStore(),
         shared_cache=DjangoCache(),
+        **carried,
     )

@@ -4,7 +4,7 @@ Where each count lives, so that it holds across worker processes and servers:
 
 - daily counts (a user's searches on the operator's key) and usage: in the database, as rows changed by
   one conditional ``UPDATE`` each, which PostgreSQL and SQLite both apply atomically;
-- per-minute windows, slots of calls in progress and engines' cool-downs: in Django's cache
+- per-minute and other fixed windows, slots of calls in progress and engines' cool-downs: in Django's cache
   (``WEBTOOLS["CACHE"]``, default ``"default"``), with ``add`` and ``incr``, which Redis, Memcached and
   the local-memory cache do atomically. The local-memory cache is per process: with several workers use
   Redis (docs/deploy.md). The database and file caches do not increment atomically.
@@ -27,7 +27,7 @@ from django.db.models import F
 
 from . import conf
 from .runtime import limits
-from .runtime.limits import CONCURRENT, DAY, MINUTE, Counter, Usage, minute_window, utc_day
+from .runtime.limits import CONCURRENT, DAY, MINUTE, WINDOW, Counter, Usage, minute_window, utc_day, window_of
 
 logger = logging.getLogger("webtools.limits")
 
@@ -70,8 +70,8 @@ class DjangoStore:
 
     @_database
     def count(self, counter: Counter) -> int:
-        if counter.kind == MINUTE:
-            return int(self.cache.get(self._minute_key(counter.name, minute_window(self._clock())), 0))
+        if counter.kind in (MINUTE, WINDOW):
+            return int(self.cache.get(self._window_key(counter, self._window(counter)), 0))
         if counter.kind == DAY:
             from .models import DailyCount
 
@@ -81,17 +81,17 @@ class DjangoStore:
 
     @_database
     def reserve(self, counter: Counter, limit: int) -> str | None:
-        if counter.kind == MINUTE:
-            return self._reserve_minute(counter.name, limit)
+        if counter.kind in (MINUTE, WINDOW):
+            return self._reserve_window(counter, limit)
         if counter.kind == DAY:
             return self._reserve_day(counter.name, limit)
         return self._reserve_slot(counter, limit)
 
     @_database
     def release(self, counter: Counter, token: str) -> None:
-        if counter.kind == MINUTE:
+        if counter.kind in (MINUTE, WINDOW):
             try:
-                self.cache.decr(self._minute_key(counter.name, int(token)))
+                self.cache.decr(self._window_key(counter, int(token)))
             except ValueError:
                 pass  # the window is gone: nothing to give back
         elif counter.kind == DAY:
@@ -141,18 +141,26 @@ class DjangoStore:
     # -- the kinds ----------------------------------------------------------------------------------
 
     @staticmethod
-    def _minute_key(name: str, window: int) -> str:
-        return f"{PREFIX}:minute:{name}:{window}"
+    def _window_key(counter: Counter, window: int) -> str:
+        if counter.kind == MINUTE:
+            return f"{PREFIX}:minute:{counter.name}:{window}"
+        return f"{PREFIX}:window:{counter.name}:{round(counter.ttl)}:{window}"
+
+    def _window(self, counter: Counter) -> int:
+        now = self._clock()
+        return minute_window(now) if counter.kind == MINUTE else window_of(counter, now)
 
     @staticmethod
     def _slot_keys(name: str) -> list[str]:
         return [f"{PREFIX}:slot:{name}:{i}" for i in range(MAX_SLOTS)]
 
-    def _reserve_minute(self, name: str, limit: int) -> str | None:
-        window = minute_window(self._clock())
-        key = self._minute_key(name, window)
+    def _reserve_window(self, counter: Counter, limit: int) -> str | None:
+        window = self._window(counter)
+        key = self._window_key(counter, window)
+        # Kept for its window and the next, for calls that release late.
+        ttl = WINDOW_TTL if counter.kind == MINUTE else 2 * max(1, round(counter.ttl))
         for _ in range(2):
-            self.cache.add(key, 0, timeout=WINDOW_TTL)
+            self.cache.add(key, 0, timeout=ttl)
             try:
                 value = self.cache.incr(key)
                 break

@@ -5,7 +5,7 @@ the database for a host; tests and third-party plugins can build one directly.
 
 May import ``net`` and the base only (docs/architecture.md): never a plugin, a model or the host.
 """
-from webtools.exceptions import ToolCancelled, ToolError, TurnError
+from webtools.exceptions import URL_NOT_IN_PRIOR_CONTEXT, ToolCancelled, ToolError, TurnError, UnseenURL
 
 from . import cache, domains, json_input, limits, workers
 from .budget import Deadline, ReadingTooLong
@@ -48,6 +48,8 @@ __all__ = [
     "ToolResult",
     "Turn",
     "TurnError",
+    "URL_NOT_IN_PRIOR_CONTEXT",
+    "UnseenURL",
     "cache",
     "cache_ttl_field",
     "domains",

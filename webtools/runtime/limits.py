@@ -4,6 +4,8 @@ The rules are plain Python; what they count lives in a ``LimitStore``. Three kin
 
 - ``MINUTE``: calls in the current minute (a fixed window of the wall clock), for the per-minute guards.
 - ``DAY``: calls on the current UTC day, for the daily quota on the operator's key.
+- ``WINDOW``: calls in the current fixed window of ``ttl`` seconds of the wall clock (an MCP user's
+  ``max_uses``, which has no answer to count in).
 - ``CONCURRENT``: calls in progress, as slots, for concurrent fetches and each engine's concurrency. A
   slot expires ``ttl`` seconds after it was taken, so a worker that dies holding one cannot block the
   others for good.
@@ -33,7 +35,8 @@ from webtools.exceptions import ToolCancelled, ToolError
 MINUTE = "minute"
 DAY = "day"
 CONCURRENT = "concurrent"
-KINDS = (MINUTE, DAY, CONCURRENT)
+WINDOW = "window"
+KINDS = (MINUTE, DAY, CONCURRENT, WINDOW)
 
 #: How long a call waits in line for a busy engine before trying the next one.
 QUEUE_SECONDS = 5.0
@@ -51,7 +54,8 @@ class Counter:
 
     kind: str
     name: str
-    #: ``CONCURRENT`` only: seconds after which a slot its holder never gave back is free again.
+    #: ``CONCURRENT``: seconds after which a slot its holder never gave back is free again; ``WINDOW``: the
+    #: window's length in seconds.
     ttl: float = 120.0
 
     def __post_init__(self) -> None:
@@ -107,6 +111,11 @@ def utc_day(now: float) -> dt.date:
     return dt.datetime.fromtimestamp(now, dt.timezone.utc).date()
 
 
+def window_of(counter: Counter, now: float) -> int:
+    """The index of the fixed ``WINDOW`` of ``counter.ttl`` seconds that ``now`` falls in."""
+    return int(now // max(1.0, counter.ttl))
+
+
 class MemoryStore:
     """A ``LimitStore`` in this process's memory: exact across threads, not across processes."""
 
@@ -120,6 +129,8 @@ class MemoryStore:
 
     def _key(self, counter: Counter) -> tuple:
         now = self._clock()
+        if counter.kind == WINDOW:
+            return (counter.kind, counter.name, counter.ttl, window_of(counter, now))
         window = minute_window(now) if counter.kind == MINUTE else utc_day(now)
         return (counter.kind, counter.name, window)
 
@@ -190,6 +201,45 @@ class Reservation:
             self.token = None
 
 
+class AnswerUses:
+    """``max_uses`` of one answer: each tool's calls counted in this object (a turn's own count)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._uses: dict[str, int] = {}
+
+    def take(self, tool: str, limit: int) -> Reservation | None:
+        """Count a call of ``tool``; None when ``limit`` (0: none) calls were counted already. The
+        reservation gives the call back when it sent nothing (``release``)."""
+        with self._lock:
+            used = self._uses.get(tool, 0)
+            if limit and used >= limit:
+                return None
+            self._uses[tool] = used + 1
+        return Reservation(self, Counter(WINDOW, tool), "")  # type: ignore[arg-type]
+
+    def release(self, counter: Counter, token: str) -> None:
+        with self._lock:
+            if self._uses.get(counter.name, 0) > 0:
+                self._uses[counter.name] -= 1
+
+
+class WindowUses:
+    """``max_uses`` where no answer can be seen (an MCP client's calls): each tool's calls counted per
+    user across all their sessions, in fixed windows of ``seconds``, in the shared ``store``. Opening a
+    new session does not start a new count."""
+
+    def __init__(self, store: LimitStore, user: str, seconds: float) -> None:
+        self.store, self.user, self.seconds = store, user, seconds
+
+    def take(self, tool: str, limit: int) -> Reservation | None:
+        counter = Counter(WINDOW, f"{tool}:uses:user:{self.user or '-'}", ttl=self.seconds)
+        if not limit:
+            return Reservation(self.store, counter, None)
+        token = self.store.reserve(counter, limit)
+        return None if token is None else Reservation(self.store, counter, token)
+
+
 def take(store: LimitStore, counter: Counter, limit: int, message: str) -> Reservation:
     """Count one call against ``limit`` (0: no limit, nothing counted) or raise ``ToolError(message)``."""
     if limit <= 0:
@@ -244,6 +294,8 @@ __all__ = [
     "CONCURRENT",
     "DAY",
     "MINUTE",
+    "WINDOW",
+    "AnswerUses",
     "Busy",
     "Counter",
     "LimitStore",
@@ -251,5 +303,6 @@ __all__ = [
     "Reservation",
     "Usage",
     "slot",
+    "WindowUses",
     "take",
 ]

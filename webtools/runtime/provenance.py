@@ -13,6 +13,8 @@ MCP door all call ``ConversationUrls``):
   a page, an engine), less every URL that the call's own input holds (``observe_result``); in a
   transcript, a tool message counts only as a whole wrapped untrusted output that is not an error
   (``observe_tool_message``).
+- A URL the person at the client confirmed when a door asked them (MCP elicitation) counts, alone
+  (``confirm``): never on the model's word.
 - Nothing else counts: error results (they echo the model's input back: a schema error quotes the bad
   value), trusted tools' outputs (a tool that only computes may echo its input), the model's own
   messages and tool arguments (exactly what an injected page steers), system prompts.
@@ -108,6 +110,13 @@ class ConversationUrls:
         except ValueError:
             output = inner
         self.observe_result(output, untrusted=True, is_error=is_error, call_input=call_input)
+
+    def confirm(self, url: str) -> None:
+        """Record ``url`` alone, which the user confirmed when asked about it (never on the model's word).
+        Nothing else in it counts: not a URL in its query, not its links."""
+        form = canonical(url)
+        if form:
+            self._add({form})
 
     def _add(self, urls: set[str]) -> None:
         with self._lock:

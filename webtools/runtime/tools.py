@@ -79,6 +79,10 @@ class ToolResult:
     untrusted: bool
     model_text: str
     citations: list = field(default_factory=list)
+    #: The failure's stable name when the error has one (``ToolError.code``).
+    error_code: str | None = None
+    #: For a ``url_not_in_prior_context`` refusal: the canonical URL that was refused (nothing was sent).
+    unseen_url: str | None = None
 
 
 class Registry:

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import logging
-import threading
 import time
 import traceback
 import uuid
@@ -13,12 +12,12 @@ from typing import Any
 
 import jsonschema
 
-from webtools.exceptions import ToolCancelled, ToolError
+from webtools.exceptions import ToolCancelled, ToolError, UnseenURL
 
 from .context import CancelSignal, Citations, ToolContext
 from . import json_input
 from .ingesters import Ingesters
-from .limits import LimitStore, MemoryStore
+from .limits import AnswerUses, LimitStore, MemoryStore, WindowUses
 from .provenance import ConversationUrls
 from .redaction import redact, redact_data
 from .tools import Registry, Tool, ToolResult, select_tools
@@ -63,6 +62,9 @@ class Turn:
         messages: Iterable[str] = (),
         limits: LimitStore | None = None,
         shared_cache: Any = None,
+        urls: ConversationUrls | None = None,
+        turn_cache: dict | None = None,
+        uses: AnswerUses | WindowUses | None = None,
     ) -> None:
         self.registry = registry
         self.ingesters = ingesters or Ingesters()
@@ -72,19 +74,22 @@ class Turn:
         self.signal = CancelSignal()
         self.citations = Citations()
         #: The URLs that appeared in the conversation: ``messages``, ``observe``d text, tools' outputs.
-        self.urls = ConversationUrls(messages)
+        #: A door that keeps a conversation across turns (MCP) hands over its record, its turn cache
+        #: (``turn_cache``) and its count of ``max_uses`` (``uses``); by default each is the turn's own.
+        self.urls = urls if urls is not None else ConversationUrls()
+        for text in messages:
+            self.urls.observe(text)
         self.fetch = fetch
         self.http = http
         self.user_agent = user_agent
         self._settings = settings or {}
         self._secrets = frozenset(s for s in secrets if s)
         self._on_call = on_call
-        self._caches: dict[str, dict] | None = {}
+        self._caches: dict[str, dict] | None = turn_cache if turn_cache is not None else {}
         #: Per-user and per-engine counts (a store of this turn alone unless the host hands one over).
         self.limits: LimitStore = limits if limits is not None else MemoryStore()
         self.shared_cache = shared_cache
-        self._uses: dict[str, int] = {}
-        self._uses_lock = threading.Lock()
+        self._uses = uses if uses is not None else AnswerUses()
         self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
         self._offered = {tool.name: tool for tool in self.tools}
 
@@ -179,7 +184,8 @@ class Turn:
         problem = self._validate(tool, input)
         if problem:
             return self._result(name, call_id, input, problem, tool, [])
-        if not self._count_use(tool):
+        use = self._uses.take(tool.name, tool.max_uses)
+        if use is None:
             return self._result(name, call_id, input, tool.limit_message(), tool, [])
 
         cited: list = []
@@ -209,7 +215,10 @@ class Turn:
             output = json_input.readable(redact_data(output, self._secrets))
             self.urls.observe_result(output, untrusted=tool.untrusted, call_input=input)
         except ToolError as err:
-            return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited)
+            if isinstance(err, UnseenURL):
+                use.release()  # refused before anything was sent: not a use
+            return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited,
+                                code=err.code, unseen_url=getattr(err, "url", None))
         except Exception:
             if self.signal.cancelled:
                 return self._result(name, call_id, input, ToolCancelled().message, tool, cited)
@@ -226,15 +235,6 @@ class Turn:
             citations=cited,
         )
 
-    def _count_use(self, tool: Tool) -> bool:
-        """Count a call of ``tool``; False when it is past the tool's ``max_uses`` for this turn."""
-        with self._uses_lock:
-            used = self._uses.get(tool.name, 0)
-            if tool.max_uses and used >= tool.max_uses:
-                return False
-            self._uses[tool.name] = used + 1
-            return True
-
     def _validate(self, tool: Tool, input: Any) -> str | None:
         validator = jsonschema.Draft202012Validator(tool.input_schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(input))
@@ -244,7 +244,7 @@ class Turn:
         message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
         return f"Invalid input for {tool.name}: {where + ': ' if where else ''}{message}"
 
-    def _result(self, name, call_id, input, message, tool, cited) -> ToolResult:
+    def _result(self, name, call_id, input, message, tool, cited, *, code=None, unseen_url=None) -> ToolResult:
         output = {"error": message}
         untrusted = bool(tool and tool.untrusted)
         return ToolResult(
@@ -256,6 +256,8 @@ class Turn:
             untrusted=untrusted,
             model_text=model_text(output, untrusted),
             citations=cited,
+            error_code=code,
+            unseen_url=unseen_url,
         )
 
     def replay(self, results: Iterable[Mapping[str, Any]]) -> list[str]:

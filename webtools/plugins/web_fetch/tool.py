@@ -21,7 +21,9 @@ from webtools.net import (
     Response,
     read_url,
 )
-from webtools.runtime import Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, domains, limits, workers
+from webtools.runtime import (
+    Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, UnseenURL, domains, limits, workers,
+)
 from webtools.runtime.cache import cache_key as shared_key
 
 from . import agents, blocks, robots
@@ -199,7 +201,7 @@ class WebFetch:
             # The model may have composed this URL, with conversation data in it, because a page told
             # it to (docs/security.md): only URLs someone else wrote are fetched.
             ctx.audit(host=url.host, refused="provenance")
-            raise ToolError(NOT_FROM_CONVERSATION)
+            raise UnseenURL(NOT_FROM_CONVERSATION, str(url))
         cache_key = ("page", str(url))
         page = ctx.turn_cache.get(cache_key)
         ctx.audit(host=url.host, cached=page is not None)
