@@ -17,7 +17,11 @@ from pathlib import Path
 
 import anyio
 import httpx
+import mcp.types as types
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 from mcp.client.streamable_http import streamable_http_client
@@ -26,6 +30,7 @@ from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
 from tests.test_integrations_openai import web  # noqa: F401  (the fixture)
 from webtools.plugins.web_fetch.tool import NOT_FROM_CONVERSATION
+from webtools.runtime import Turn
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -34,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def mcp_url(transactional_db):
-    """The demo host's ASGI application (Django + MCP at /mcp/) served by uvicorn on a free port."""
+def mcp_server(transactional_db):
+    """The demo host's ASGI application (Django + MCP at /mcp/) served by uvicorn on a free port:
+    ``(url, the MCPMount)``."""
     import uvicorn
     from django.core.asgi import get_asgi_application
 
@@ -51,10 +57,15 @@ def mcp_url(transactional_db):
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.02)
     assert server.started
-    yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp/"
+    yield f"http://127.0.0.1:{sock.getsockname()[1]}/mcp/", app
     server.should_exit = True
     thread.join(10)
     sock.close()
+
+
+@pytest.fixture
+def mcp_url(mcp_server):
+    return mcp_server[0]
 
 
 def token_for(user) -> str:
@@ -63,13 +74,14 @@ def token_for(user) -> str:
     return Token.objects.get_or_create(user=user)[0].key
 
 
-def over_http(url: str, token: str, steps, *, scheme: str = "Bearer"):
-    """Open one MCP session with the SDK's client, run ``await steps(session)``, close the session."""
+def over_http(url: str, token: str, steps, *, scheme: str = "Bearer", elicitation=None):
+    """Open one MCP session with the SDK's client, run ``await steps(session)``, close the session.
+    ``elicitation``: the client's answer to the server's questions (none: it declares no elicitation)."""
 
     async def main():
         async with httpx.AsyncClient(headers={"Authorization": f"{scheme} {token}"}, timeout=30) as http:
             async with streamable_http_client(url, http_client=http) as (read, write, _session_id):
-                async with ClientSession(read, write) as session:
+                async with ClientSession(read, write, elicitation_callback=elicitation) as session:
                     await session.initialize()
                     return await steps(session)
 
@@ -158,33 +170,42 @@ def test_http_one_session_is_one_turn_and_a_url_from_nowhere_is_a_tool_error(web
 
     from_results, from_nowhere = over_http(mcp_url, token_for(user), search_then_fetch)
     assert from_results.isError and "is not allowed" in texts(from_results)[0]
-    assert from_nowhere.isError and NOT_FROM_CONVERSATION in texts(from_nowhere)[0]
+    # This client cannot ask its user (no elicitation): refused, with what the user can do.
+    assert from_nowhere.isError and "this client cannot ask the user" in texts(from_nowhere)[0]
+    assert "search for the page first" in texts(from_nowhere)[0]
     assert site.hits("/article") == 0
 
     async def fetch_only(session):
         return await session.call_tool("web_fetch", {"url": result_url})
 
-    # A new session is a new turn: the search results of the last one are not part of it.
+    # A new session starts afresh: the search results of the last one are not part of it.
     again = over_http(mcp_url, token_for(user), fetch_only)
-    assert again.isError and NOT_FROM_CONVERSATION in texts(again)[0]
+    assert again.isError and "this client cannot ask the user" in texts(again)[0]
 
 
-def test_http_the_operators_limits_hold_and_a_session_is_one_answer_for_them(web, mcp_url):  # noqa: F811
+def test_http_max_uses_counts_a_users_calls_across_sessions_in_the_window(
+        web, mcp_url, settings, django_user_model):  # noqa: F811
     from webtools.models import PluginOptions
 
     user, engine, _ = web
+    # A window far longer than the test, so that its calls never straddle two windows.
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "MCP": {"USES_WINDOW": 10 ** 9}}
     PluginOptions.objects.filter(plugin="web_search").delete()
-    save_options("web_search", engine="brave", api_key=BRAVE_KEY, enabled_by_default=True, max_uses=1)
+    save_options("web_search", engine="brave", api_key=BRAVE_KEY, enabled_by_default=True, max_uses=2)
 
     async def search_twice(session):
         return [await session.call_tool("web_search", {"query": f"django {n}"}) for n in (1, 2)]
 
     first, second = over_http(mcp_url, token_for(user), search_twice)
-    assert first.isError is False
-    assert second.isError and "The search limit for this answer is reached." in texts(second)[0]
-    assert len(engine.requests) == 1
-    (again, _) = over_http(mcp_url, token_for(user), search_twice)
-    assert again.isError is False and len(engine.requests) == 2
+    assert first.isError is False and second.isError is False
+    # A new session does not start a new count: that was the way around max_uses.
+    third, fourth = over_http(mcp_url, token_for(user), search_twice)
+    assert third.isError and "The search limit for this answer is reached." in texts(third)[0]
+    assert fourth.isError and len(engine.requests) == 2
+    # Another user's calls count apart.
+    erin = django_user_model.objects.create_user("erin", password="pw-erin-123")
+    assert [r.isError for r in over_http(mcp_url, token_for(erin), search_twice)] == [False, False]
+    assert len(engine.requests) == 4
 
 
 def test_http_a_user_without_the_tool_neither_sees_nor_calls_it(web, mcp_url):  # noqa: F811
@@ -222,7 +243,7 @@ def test_http_a_bad_or_missing_token_is_refused_before_any_session(web, mcp_url)
     assert isinstance(error, httpx.HTTPStatusError) and error.response.status_code == 401
 
 
-def test_http_a_session_answers_only_the_user_who_opened_it_and_ends_its_turn(
+def test_http_a_session_answers_only_the_user_who_opened_it_and_each_call_is_a_turn(
         web, mcp_url, monkeypatch, django_user_model):  # noqa: F811
     from webtools.mcp import asgi
 
@@ -230,7 +251,7 @@ def test_http_a_session_answers_only_the_user_who_opened_it_and_ends_its_turn(
     other_token = token_for(django_user_model.objects.create_user("erin", password="pw-erin-123"))
     turns = []
     real = asgi._start_turn
-    monkeypatch.setattr(asgi, "_start_turn", lambda *args: turns.append(real(*args)) or turns[-1])
+    monkeypatch.setattr(asgi, "_start_turn", lambda *args, **kw: turns.append(real(*args, **kw)) or turns[-1])
     token = token_for(user)
 
     async def main():
@@ -239,6 +260,7 @@ def test_http_a_session_answers_only_the_user_who_opened_it_and_ends_its_turn(
                 async with ClientSession(read, write) as session:
                     await session.initialize()
                     await session.list_tools()
+                    await session.call_tool("web_search", {"query": "django"})
                     # Another user's token with this session's id: as if the session did not exist.
                     stolen = await http.post(mcp_url, json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
                                              headers={"Authorization": f"Bearer {other_token}",
@@ -249,11 +271,233 @@ def test_http_a_session_answers_only_the_user_who_opened_it_and_ends_its_turn(
 
     session_id, status = anyio.run(main)
     assert status == 404
-    assert len(turns) == 1 and turns[0].conversation == f"mcp-{session_id}"
-    deadline = time.monotonic() + 5
-    while not turns[0].closed and time.monotonic() < deadline:  # the client's DELETE ends the session
-        time.sleep(0.02)
-    assert turns[0].closed and turns[0].signal.cancelled
+    # One turn per request, each for this session's conversation, each ended with its request; the
+    # search's results were carried from the call's turn to the session.
+    assert len(turns) == 2 and {t.conversation for t in turns} == {f"mcp-{session_id}"}
+    assert all(t.closed for t in turns)
+    assert "https://www.djangoproject.com/" in turns[1].urls
+
+
+def test_http_each_call_reads_the_users_switches_and_roles_afresh(web, mcp_url):  # noqa: F811
+    from webtools.models import UserToolSetting
+
+    user, _, _ = web
+
+    async def steps(session):
+        before = [t.name for t in (await session.list_tools()).tools]
+        await anyio.to_thread.run_sync(
+            lambda: UserToolSetting.objects.create(user=user, tool="web_search", enabled=False))
+        after = [t.name for t in (await session.list_tools()).tools]
+        return before, after, await session.call_tool("web_search", {"query": "django"})
+
+    before, after, refused = over_http(mcp_url, token_for(user), steps)
+    assert before == ["web_search", "web_fetch"] and after == ["web_fetch"]
+    assert refused.isError and "is not available in this turn" in texts(refused)[0]
+
+
+def test_ending_a_session_cancels_its_calls_in_progress():
+    from webtools.mcp.server import Conversation
+    from webtools.runtime import Registry, Tool
+
+    started, stopped = threading.Event(), threading.Event()
+
+    def wait(input, ctx):
+        started.set()
+        ctx.signal.wait(10)
+        stopped.set()
+        return "stopped" if ctx.cancelled else "timed out"
+
+    registry = Registry()
+    registry.register(Tool("wait", "", {"type": "object"}, wait), "test")
+    conversation = Conversation(
+        lambda user, name, **carried: Turn(registry=registry, requested_tools=["wait"], **carried))
+
+    async def main():
+        turn = await conversation.turn(None, "c")
+        async with anyio.create_task_group() as group:
+            group.start_soon(conversation.call, turn, "wait", {})
+            assert await anyio.to_thread.run_sync(started.wait, 10)
+            conversation.end()
+        return turn
+
+    turn = anyio.run(main)
+    assert stopped.wait(5) and turn.signal.cancelled and turn.closed
+
+
+def accepting(asked):
+    """A client whose user says yes to every question (``asked`` collects the questions)."""
+
+    async def answer(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="accept", content={"fetch": True})
+
+    return answer
+
+
+def declining(asked):
+    async def answer(context, params):
+        asked.append(params)
+        return types.ElicitResult(action="decline")
+
+    return answer
+
+
+def test_http_with_confirmation_off_the_rule_stands_and_nobody_is_asked(web, mcp_url, settings):  # noqa: F811
+    user, _, site = web
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "MCP": {"CONFIRM_URLS": False}}
+    asked = []
+
+    async def steps(session):
+        return await session.call_tool("web_fetch", {"url": site.url("/article")})
+
+    result = over_http(mcp_url, token_for(user), steps, elicitation=accepting(asked))
+    assert result.isError and NOT_FROM_CONVERSATION in texts(result)[0]
+    assert asked == [] and site.hits("/article") == 0
+
+
+def test_http_a_confirmed_url_is_read_and_asked_about_once(web, mcp_url):  # noqa: F811
+    user, _, site = web
+    asked = []
+
+    async def steps(session):
+        return [await session.call_tool("web_fetch", {"url": site.url("/article")}) for _ in range(2)]
+
+    first, second = over_http(mcp_url, token_for(user), steps, elicitation=accepting(asked))
+    assert first.isError is False and second.isError is False
+    assert len(asked) == 1 and site.url("/article") in asked[0].message
+    assert site.hits("/article") == 1  # the second call read the session's turn cache
+
+
+BAD_BODIES = [
+    ("deep nesting", b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": ' + b"[" * 100_000 + b"]" * 100_000
+     + b"}"),
+    ("a 5,000-digit integer", b'{"jsonrpc": "2.0", "id": ' + b"9" * 5000 + b', "method": "ping"}'),
+    ("invalid UTF-8", b'{"jsonrpc": "2.0", "id": 1, "method": "p\xff\xfeing"}'),
+    ("a lone surrogate", b'{"jsonrpc": "2.0", "id": "\\ud800", "method": "ping"}'),
+    ("not JSON", b'{"jsonrpc": '),
+]
+
+
+@pytest.mark.parametrize("why, body", BAD_BODIES, ids=[why for why, _ in BAD_BODIES])
+def test_http_a_malformed_body_is_a_400_parse_error_never_a_500(web, mcp_url, why, body):  # noqa: F811
+    user, _, _ = web
+    headers = {"Authorization": f"Bearer {token_for(user)}", "Content-Type": "application/json",
+               "Accept": "application/json, text/event-stream"}
+    response = httpx.post(mcp_url, content=body, headers=headers, timeout=30)
+    assert response.status_code == 400, why
+    error = response.json()["error"]
+    assert error["code"] == -32700 and error["message"].startswith("Parse error")
+    assert "mcp-session-id" not in response.headers
+
+
+@given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(), lambda inner: st.lists(inner, max_size=3)
+                    | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=20))
+@hypothesis_settings(max_examples=60, deadline=None)
+def test_the_door_reads_a_body_as_json_input_does(value):
+    from webtools.mcp.asgi import _read_json
+    from webtools.runtime import json_input
+
+    body = json.dumps(value).encode()
+
+    async def read():
+        messages = [{"type": "http.request", "body": body[:7], "more_body": True},
+                    {"type": "http.request", "body": body[7:], "more_body": False}]
+
+        async def receive():
+            return messages.pop(0)
+
+        replay, problem = await _read_json({}, receive)
+        return (await replay())["body"], problem
+
+    replayed, problem = anyio.run(read)
+    assert replayed == body  # the SDK reads the very bytes the client sent
+    assert (problem is None) == (json_input.text_problem(json_input.loads(body)) is None)
+
+
+def initialize(url: str, token: str, **headers) -> httpx.Response:
+    body = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+    return httpx.post(url, json=body, timeout=10, headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream", **headers})
+
+
+def tools_list(url: str, token: str, session_id: str) -> httpx.Response:
+    return httpx.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "tools/list"}, timeout=10, headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+        "mcp-session-id": session_id, "mcp-protocol-version": "2025-06-18"})
+
+
+def test_http_a_new_session_past_the_cap_closes_the_users_oldest_idle_one(
+        web, mcp_server, django_user_model):  # noqa: F811
+    url, mount = mcp_server
+    user, _, _ = web
+    mount.sessions_per_user = 2
+    token = token_for(user)
+    ids = [initialize(url, token).headers["mcp-session-id"] for _ in range(3)]
+    assert len(set(ids)) == 3
+    assert tools_list(url, token, ids[0]).status_code == 404  # the oldest was closed
+    assert [tools_list(url, token, i).status_code for i in ids[1:]] == [200, 200]
+    assert mount.open_sessions(user.pk) == ids[1:]
+    # Another user's sessions are theirs: their cap, not this user's.
+    erin = token_for(django_user_model.objects.create_user("erin", password="pw-erin-123"))
+    assert initialize(url, erin).status_code == 200 and len(mount.open_sessions(user.pk)) == 2
+
+
+def test_http_a_new_session_past_the_cap_is_a_429_while_every_session_is_busy(web, mcp_server):  # noqa: F811
+    url, mount = mcp_server
+    user, _, site = web
+    mount.sessions_per_user = 2
+    token = token_for(user)
+    asking = [anyio.Event(), anyio.Event()]
+
+    async def one_session(index, results):
+        release = anyio.Event()
+
+        async def answer(context, params):  # the user takes their time: the call stays in flight
+            asking[index].set()
+            await release.wait()
+            return types.ElicitResult(action="decline")
+
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with streamable_http_client(url, http_client=http) as (read, write, _):
+                async with ClientSession(read, write, elicitation_callback=answer) as session:
+                    await session.initialize()
+                    results["release"].append(release)
+                    results["calls"].append(await session.call_tool("web_fetch", {"url": site.url("/article")}))
+
+    async def main():
+        results = {"release": [], "calls": []}
+        async with anyio.create_task_group() as group:
+            for index in range(2):
+                group.start_soon(one_session, index, results)
+            for event in asking:
+                await event.wait()
+            refused = await anyio.to_thread.run_sync(initialize, url, token)
+            for release in results["release"]:
+                release.set()
+        return refused, results["calls"]
+
+    refused, calls = anyio.run(main)
+    assert refused.status_code == 429 and refused.headers["retry-after"] == "5"
+    assert "mcp-session-id" not in refused.headers
+    assert [c.isError for c in calls] == [True, True] and site.hits("/article") == 0
+
+
+def test_http_a_session_past_its_maximum_age_answers_404(web, mcp_server):  # noqa: F811
+    url, mount = mcp_server
+    user, _, _ = web
+    now = [1000.0]
+    mount._clock = lambda: now[0]
+    mount.session_max_age = 60
+    token = token_for(user)
+    session_id = initialize(url, token).headers["mcp-session-id"]
+    now[0] += 59
+    assert tools_list(url, token, session_id).status_code == 200
+    now[0] += 2
+    expired = tools_list(url, token, session_id)
+    assert expired.status_code == 404 and "maximum age" in expired.json()["error"]["message"]
+    assert tools_list(url, token, session_id).status_code == 404
+    assert mount.open_sessions(user.pk) == []
 
 
 # -- the stdio door ----------------------------------------------------------------------------------
@@ -287,13 +531,27 @@ def stdio_env(tmp_path_factory):
     return env
 
 
-def over_stdio(env: dict, username: str, steps):
+@pytest.fixture(scope="module")
+def stdio_provenance_env(tmp_path_factory):
+    """A database whose web_fetch keeps its default: only URLs the session has seen (or the user
+    confirms) are fetched."""
+    database = tmp_path_factory.mktemp("mcp-provenance") / "db.sqlite3"
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.mcp_stdio_settings",
+           "DATABASE_URL": f"sqlite:///{database}", "PYTHONPATH": str(ROOT)}
+    setup = SETUP.replace('"only_conversation_urls": False', '"only_conversation_urls": True')
+    done = subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, capture_output=True, text=True,
+                          timeout=120)
+    assert done.returncode == 0, done.stderr
+    return env
+
+
+def over_stdio(env: dict, username: str, steps, elicitation=None):
     params = StdioServerParameters(command=sys.executable, args=["manage.py", "webtools", "mcp", "--user", username],
                                    env=env, cwd=str(ROOT))
 
     async def main():
         async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write) as session:
+            async with ClientSession(read, write, elicitation_callback=elicitation) as session:
                 await session.initialize()
                 return await steps(session)
 
@@ -329,6 +587,34 @@ def test_stdio_a_user_without_the_tool_neither_sees_nor_calls_it(stdio_env):
     assert listed == []
     assert result.isError and json.loads(texts(result)[0]) == {
         "error": "The tool 'web_fetch' is not available in this turn."}
+
+
+def test_stdio_a_pasted_url_is_read_only_when_the_user_confirms_it(stdio_provenance_env):
+    page = "<html><head><title>Tides</title></head><body><article><p>" + "The Moon pulls the sea. " * 40 + \
+        "</p></article></body></html>"
+    with LoopbackServer({"/robots.txt": Reply(404, {}, ""),
+                         "/tides": Reply(200, {"Content-Type": "text/html; charset=utf-8"}, page)}) as site:
+        url = site.url("/tides?lang=en")
+
+        async def fetch(session):
+            return await session.call_tool("web_fetch", {"url": url})
+
+        yes, no = [], []
+        declined = over_stdio(stdio_provenance_env, "dana", fetch, elicitation=declining(no))
+        assert site.hits("/tides") == 0
+        cannot = over_stdio(stdio_provenance_env, "dana", fetch)
+        assert site.hits("/tides") == 0
+        confirmed = over_stdio(stdio_provenance_env, "dana", fetch, elicitation=accepting(yes))
+        assert site.hits("/tides") == 1
+
+    (question,) = yes
+    assert "Site: 127.0.0.1\n" in question.message and f"Address: {url}\n" in question.message
+    assert "Yes: webtools sends one request to exactly this address" in question.message
+    assert question.requestedSchema["properties"]["fetch"]["type"] == "boolean"
+    assert confirmed.isError is False and "The Moon pulls the sea." in texts(confirmed)[0]
+    assert len(no) == 1 and declined.isError
+    assert "The user declined to let this address be fetched" in texts(declined)[0]
+    assert cannot.isError and "this client cannot ask the user" in texts(cannot)[0]
 
 
 def test_stdio_refuses_an_unknown_user_before_serving(stdio_env):

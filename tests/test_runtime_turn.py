@@ -354,3 +354,54 @@ def test_call_many_runs_calls_side_by_side_up_to_the_bound():
     turn = turn_with(Tool("busy", "", TEXT_SCHEMA, busy))
     turn.call_many([("busy", {"text": "x"}, None)] * 6, max_workers=3)
     assert peak[0] == 3
+
+
+def test_a_provenance_refusal_carries_its_code_and_url_and_is_not_a_use():
+    from webtools.runtime import URL_NOT_IN_PRIOR_CONTEXT, UnseenURL
+
+    def fetch(input, ctx):
+        if input["text"] not in ctx.conversation_urls:
+            raise UnseenURL("Fetch only URLs from the conversation.", input["text"])
+        return "page"
+
+    turn = turn_with(Tool("fetch", "", TEXT_SCHEMA, fetch, untrusted=True, max_uses=1))
+    refused = [turn.call("fetch", {"text": "https://a.example/x"}) for _ in range(3)]
+    assert all(r.is_error and r.error_code == URL_NOT_IN_PRIOR_CONTEXT for r in refused)
+    assert refused[0].unseen_url == "https://a.example/x"
+    assert refused[0].output == {"error": "Fetch only URLs from the conversation."}
+    turn.urls.confirm("https://A.example/x#top")
+    assert turn.call("fetch", {"text": "https://a.example/x"}).is_error is False  # the one use left
+    limited = turn.call("fetch", {"text": "https://a.example/x"})
+    assert limited.output == {"error": "The fetch limit for this answer is reached."}
+    other = turn_with(Tool("fail", "", TEXT_SCHEMA, lambda i, c: (_ for _ in ()).throw(ToolError("No."))))
+    assert other.call("fail", {"text": "x"}).error_code is None
+
+
+def test_confirming_a_url_marks_only_that_url_as_seen():
+    from webtools.runtime.provenance import ConversationUrls
+
+    urls = ConversationUrls()
+    urls.confirm("https://a.example/read?next=https://b.example/secret")
+    assert "https://a.example/read?next=https://b.example/secret" in urls
+    assert "https://b.example/secret" not in urls and "https://a.example/read" not in urls
+    urls.confirm("not a url")
+    assert len(urls) == 1
+
+
+def test_a_turn_carries_the_conversations_urls_cache_and_uses_it_is_handed():
+    from webtools.runtime.limits import AnswerUses
+    from webtools.runtime.provenance import ConversationUrls
+
+    seen, cache, uses = ConversationUrls(), {}, AnswerUses()
+
+    def remember(input, ctx):
+        ctx.turn_cache["n"] = ctx.turn_cache.get("n", 0) + 1
+        return {"n": ctx.turn_cache["n"], "link": "https://c.example/next"}
+
+    tool = Tool("echo", "", TEXT_SCHEMA, remember, max_uses=2)
+    for expected in (1, 2):
+        with turn_with(tool, urls=seen, turn_cache=cache, uses=uses) as turn:
+            assert turn.call("echo", {"text": "x"}).output["n"] == expected
+    assert "https://c.example/next" in seen
+    with turn_with(tool, urls=seen, turn_cache=cache, uses=uses) as turn:
+        assert turn.call("echo", {"text": "x"}).is_error  # the third use across the three turns

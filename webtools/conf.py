@@ -10,6 +10,7 @@ A host project configures webtools with one dict::
         "PUBLIC_URL": "",                 # where operators of fetched sites can read about the bot
         "CACHE": "default",               # Django cache alias of the limits' counters and the shared cache
         "PROXIES": {"fetch": "...", "engines": "..."},  # outbound proxies (docs/deploy.md)
+        "MCP": {...},                     # the MCP door's options (docs/mcp.md); ``mcp_setting`` reads them
     }
 
 Part of the base (docs/architecture.md): imports nothing of webtools, and every part may import it.
@@ -47,6 +48,19 @@ DEFAULTS: dict[str, Any] = {
     # robots.txt, the renderer's traffic), "engines" every request to an operator-set endpoint (search
     # engines, rendering services). http://, https:// or socks5:// URLs, credentials in the user info.
     "PROXIES": {},
+    # The MCP door (docs/mcp.md); a host's ``WEBTOOLS["MCP"]`` overrides any of them.
+    "MCP": {
+        # Ask the person at the client before fetching a URL the session has not seen (elicitation);
+        # False: such a URL is refused, as on every other door.
+        "CONFIRM_URLS": True,
+        # Open streamable HTTP sessions per user; a new one closes that user's oldest idle session, or
+        # is answered 429 when all of them are busy.
+        "SESSIONS_PER_USER": 8,
+        # Seconds a session lives however busy it is (its idle timeout ends it sooner).
+        "SESSION_MAX_AGE": 8 * 60 * 60,
+        # Seconds of the window in which a tool's ``max_uses`` counts a user's calls, across sessions.
+        "USES_WINDOW": 10 * 60,
+    },
 }
 
 _MISSING = object()
@@ -67,6 +81,14 @@ def get_setting(name: str, default: Any = _MISSING) -> Any:
     if name in DEFAULTS:
         return DEFAULTS[name]
     raise ImproperlyConfigured(f'Set settings.WEBTOOLS["{name}"].')
+
+
+def mcp_setting(name: str) -> Any:
+    """``settings.WEBTOOLS["MCP"][name]``, else its default in ``DEFAULTS["MCP"]``."""
+    value = get_setting("MCP", {})
+    if not isinstance(value, dict):
+        raise ImproperlyConfigured('settings.WEBTOOLS["MCP"] must be a dict.')
+    return value.get(name, DEFAULTS["MCP"][name])
 
 
 def debug() -> bool:

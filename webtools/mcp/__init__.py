@@ -3,8 +3,9 @@
 A sibling of ``webtools.api``: another door into the runtime, never a second one. ``server.build_server``
 makes an MCP server whose ``tools/list`` gives the turn's tools exactly as ``turn.openai_tools()`` does
 and whose ``tools/call`` runs ``turn.call``: the same validation, policies, wrapping of untrusted output
-and citations as a host's own model loop. One MCP session is one turn (its turn cache, its URL
-provenance), started for the session's user by ``webtools.host.start_turn`` and ended with the session.
+and citations as a host's own model loop. One MCP session is one conversation (its turn cache, its URL
+provenance), each of its calls a turn started for the session's user by ``webtools.host.start_turn``;
+a URL the session has not seen is put to the user (elicitation) before anything is sent to it.
 
 Two transports: ``manage.py webtools mcp --user NAME`` (stdio, for a desktop client) and
 ``asgi.mount_mcp(django_app)`` (streamable HTTP at ``/mcp/``, each request authenticated with the user's

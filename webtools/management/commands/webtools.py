@@ -96,11 +96,9 @@ class Command(BaseCommand):
             raise CommandError(
                 f"The MCP server needs the mcp package: pip install 'django-webtools[mcp]' ({err})."
             ) from None
-        from webtools.host import start_turn
-
         account = self._user(user)
         # stdout carries the protocol from here on: nothing else may be written to it.
-        run_stdio(account, lambda person, conversation: start_turn(person, conversation=conversation))
+        run_stdio(account)
 
     def handle_tools(self, user: str | None, **options):
         from webtools.host import build_registry, tool_choices
