@@ -398,7 +398,7 @@ def test_a_turn_carries_the_conversations_urls_cache_and_uses_it_is_handed():
         ctx.turn_cache["n"] = ctx.turn_cache.get("n", 0) + 1
         return {"n": ctx.turn_cache["n"], "link": "https://c.example/next"}
 
-    tool = Tool("echo", "", TEXT_SCHEMA, remember, max_uses=2)
+    tool = Tool("echo", "", TEXT_SCHEMA, remember, max_uses=2, untrusted=True)
     for expected in (1, 2):
         with turn_with(tool, urls=seen, turn_cache=cache, uses=uses) as turn:
             assert turn.call("echo", {"text": "x"}).output["n"] == expected
