@@ -30,6 +30,8 @@ from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
 from tests.test_integrations_openai import web  # noqa: F401  (the fixture)
 from webtools.plugins.web_fetch.tool import NOT_FROM_CONVERSATION
+from webtools.plugins.web_fetch.tool import OUTPUT_SCHEMA as FETCH_OUTPUT
+from webtools.plugins.web_search import OUTPUT_SCHEMA as SEARCH_OUTPUT
 from webtools.runtime import Turn
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,13 +104,15 @@ def test_http_lists_the_users_tools_exactly_as_openai_tools_gives_them(web, mcp_
     user, _, _ = web
 
     async def steps(session):
-        return (await session.list_tools()).tools
+        return (await session.list_tools()).tools, (await session.list_tools()).tools
 
-    listed = over_http(mcp_url, token_for(user), steps)
+    listed, again = over_http(mcp_url, token_for(user), steps)
     with start_turn(user) as turn:
         expected = [tool["function"] for tool in turn.openai_tools()]
     assert [t.name for t in listed] == ["web_search", "web_fetch"]
     assert [{"name": t.name, "description": t.description, "parameters": t.inputSchema} for t in listed] == expected
+    assert [t.outputSchema for t in listed] == [SEARCH_OUTPUT, FETCH_OUTPUT]
+    assert [t.model_dump() for t in again] == [t.model_dump() for t in listed]  # a stable list
 
 
 def test_http_call_returns_the_wrapped_text_and_the_sources_as_resource_links(web, mcp_url):  # noqa: F811
@@ -121,6 +125,11 @@ def test_http_call_returns_the_wrapped_text_and_the_sources_as_resource_links(we
     assert result.isError is False
     (text,) = texts(result)
     assert WRAPPED.match(text) and "https://docs.djangoproject.com/en/5.2/" in text
+    # The output itself, as structuredContent (the SDK's client checked it against outputSchema).
+    assert result.structuredContent["engine"] == "brave"
+    assert [r["url"] for r in result.structuredContent["results"]] == [
+        "https://www.djangoproject.com/", "https://docs.djangoproject.com/en/5.2/"]
+    assert json.dumps(result.structuredContent, ensure_ascii=False) in text
     assert links(result) == [("https://www.djangoproject.com/", "Django & the web"),
                              ("https://docs.djangoproject.com/en/5.2/", "Django documentation | Django")]
     assert engine.requests[0].headers["X-Subscription-Token"] == BRAVE_KEY
@@ -615,6 +624,9 @@ def test_stdio_a_pasted_url_is_read_only_when_the_user_confirms_it(stdio_provena
     assert len(no) == 1 and declined.isError
     assert "The user declined to let this address be fetched" in texts(declined)[0]
     assert cannot.isError and "this client cannot ask the user" in texts(cannot)[0]
+    for refused in (declined, cannot):
+        assert refused.structuredContent["error_code"] == "url_not_in_prior_context"
+    assert confirmed.structuredContent["url"] == url and confirmed.structuredContent["offset"] == 0
 
 
 def test_stdio_refuses_an_unknown_user_before_serving(stdio_env):

@@ -157,17 +157,29 @@ class Conversation:
 
 
 def tool_list(turn: Turn) -> list[types.Tool]:
-    """The turn's tools for ``tools/list``: name, description and input schema exactly as
-    ``turn.openai_tools()`` gives them."""
+    """The turn's tools for ``tools/list``, in the turn's (the registry's) order: name, description and
+    input schema exactly as ``turn.openai_tools()`` gives them, and the tool's ``output_schema``."""
     return [
-        types.Tool(name=f["name"], description=f["description"], inputSchema=f["parameters"])
-        for f in (tool["function"] for tool in turn.openai_tools())
+        types.Tool(name=f["name"], description=f["description"], inputSchema=f["parameters"],
+                   outputSchema=dict(tool.output_schema) if tool.output_schema is not None else None)
+        for tool, f in zip(turn.tools, (openai["function"] for openai in turn.openai_tools()), strict=True)
     ]
+
+
+def structured(result: ToolResult) -> dict | None:
+    """The result's ``structuredContent``: its output as it is (the fields ``outputSchema`` describes),
+    and for an error ``{"error": message}`` with the error's ``error_code`` when it has one."""
+    if not isinstance(result.output, dict):
+        return None
+    if result.is_error and result.error_code:
+        return {**result.output, "error_code": result.error_code}
+    return dict(result.output)
 
 
 def call_result(result: ToolResult) -> types.CallToolResult:
     """A call's result for ``tools/call``: the text the model reads (untrusted output wrapped), then
-    each source the call cited as a resource link. A failed call is an MCP tool error (``isError``)."""
+    each source the call cited as a resource link, and the output as ``structuredContent``. A failed
+    call is an MCP tool error (``isError``)."""
     content: list[types.ContentBlock] = [types.TextContent(type="text", text=result.model_text)]
     for citation in result.citations:
         try:
@@ -175,7 +187,7 @@ def call_result(result: ToolResult) -> types.CallToolResult:
                                               name=citation.title or citation.url))
         except ValidationError:
             logger.info("A cited URL is not a valid MCP resource URI; left out of the links.")
-    return types.CallToolResult(content=content, isError=result.is_error)
+    return types.CallToolResult(content=content, structuredContent=structured(result), isError=result.is_error)
 
 
 def stdio_turn(user: Any, conversation: str, **carried: Any) -> Turn:
@@ -280,5 +292,5 @@ def run_stdio(user: Any, turn_for: TurnFor = stdio_turn, *, conversation: str = 
 
 __all__ = [
     "Conversation", "ask_user", "build_server", "call_result", "confirm_url", "run_stdio", "serve_stdio",
-    "stdio_turn", "tool_list", "user_turn", "with_database",
+    "stdio_turn", "structured", "tool_list", "user_turn", "with_database",
 ]

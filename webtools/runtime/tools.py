@@ -44,6 +44,9 @@ class Tool:
     max_uses: int = 0
     #: That error's message; the default names the tool.
     max_uses_message: str = ""
+    #: The JSON Schema of a successful call's output, for doors that publish it (MCP's ``outputSchema``,
+    #: which clients check every successful result against); None: not published.
+    output_schema: Mapping[str, Any] | None = None
 
     def limit_message(self) -> str:
         return self.max_uses_message or f"The {self.name} limit for this answer is reached."

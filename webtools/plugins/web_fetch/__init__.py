@@ -18,7 +18,7 @@ from webtools.runtime import LimitField, Plugin, PluginSetup, SecretField, Tool,
 from webtools.runtime.domains import DomainListField
 
 from . import services
-from .tool import DESCRIPTION, MAX_USES, FetchOptions, WebFetch, input_schema
+from .tool import DESCRIPTION, MAX_USES, OUTPUT_SCHEMA, FetchOptions, WebFetch, input_schema
 
 __all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
 
@@ -216,4 +216,5 @@ class WebFetchPlugin(Plugin):
             ),
             max_uses=int(options.get("max_uses") or 0),
             max_uses_message=MAX_USES,
+            output_schema=OUTPUT_SCHEMA,
         ))

@@ -41,6 +41,27 @@ DESCRIPTION = (
 )
 
 
+_TEXT = {"type": "string"}
+#: What a successful call returns (``WebFetch.__call__``); fields other tools' versions add are allowed.
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "url": {"type": "string", "description": "The address the text was read from (after redirects)."},
+        "title": _TEXT,
+        "type": {"type": "string", "description": "What kind of page it is, for a web page."},
+        "published": _TEXT,
+        "author": _TEXT,
+        "language": _TEXT,
+        "content": {"type": "string", "description": "This part of the page's main text, in Markdown."},
+        "offset": {"type": "integer", "minimum": 0},
+        "nextOffset": {"type": "integer", "description": "Where the next part starts; absent on the last."},
+        "totalCharacters": {"type": "integer", "minimum": 0},
+        "rendered": {"type": "boolean", "description": "Whether the page was rendered in a browser."},
+    },
+    "required": ["url", "content", "offset", "totalCharacters"],
+}
+
+
 def input_schema(max_content_tokens: int) -> dict:
     """The tool's input schema, telling the model the operator's cap on a part's tokens."""
     return {

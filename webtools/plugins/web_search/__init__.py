@@ -57,6 +57,29 @@ logger = logging.getLogger("webtools.web_search")
 TOOL_NAME = "web_search"
 DESCRIPTION = "Search the web. Returns a title, URL, and snippet for each result."
 TITLE = _("Web search")
+#: What a successful call returns (``_output``); fields later versions add are allowed.
+OUTPUT_SCHEMA = {
+    "type": "object",
+    "properties": {
+        "results": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "title": {"type": "string"},
+                    "url": {"type": "string"},
+                    "snippet": {"type": "string"},
+                    "published": {"type": "string"},
+                    "page_age": {"type": "string"},
+                },
+                "required": ["title", "url", "snippet"],
+            },
+        },
+        "engine": {"type": "string", "description": "The id of the engine that answered."},
+        "notes": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["results", "engine"],
+}
 HELP_TEXT = _(
     "The assistant may look things up with a search engine. The words it searches for are sent to that engine."
 )
@@ -188,6 +211,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
                 help_text=HELP_TEXT,
                 max_uses=int(options.get("max_uses") or 0),
                 max_uses_message=MAX_USES,
+                output_schema=OUTPUT_SCHEMA,
             )
         )
 
