@@ -626,6 +626,8 @@ def test_stdio_a_pasted_url_is_read_only_when_the_user_confirms_it(stdio_provena
     assert cannot.isError and "this client cannot ask the user" in texts(cannot)[0]
     for refused in (declined, cannot):
         assert refused.structuredContent["error_code"] == "url_not_in_prior_context"
+        # The question shows the whole address; an error message, never its query.
+        assert site.url("/tides") in texts(refused)[0] and "lang=en" not in texts(refused)[0]
     assert confirmed.structuredContent["url"] == url and confirmed.structuredContent["offset"] == 0
 
 

@@ -35,6 +35,7 @@ from webtools.runtime.limits import WindowUses
 from webtools.runtime.provenance import ConversationUrls
 from webtools.runtime.wrapping import model_text
 from webtools.net import read_url
+from webtools.net.urls import display_url
 
 logger = logging.getLogger("webtools.mcp")
 
@@ -228,7 +229,8 @@ async def confirm_url(context: Any, conversation: Conversation, result: ToolResu
     if answer:
         conversation.urls.confirm(url)
         return None
-    return _cannot_fetch(result, (CANNOT_ASK if answer is None else DECLINED).format(url=url))
+    # The message, like every error, shows the address without its query (docs/security.md).
+    return _cannot_fetch(result, (CANNOT_ASK if answer is None else DECLINED).format(url=display_url(url)))
 
 
 def build_server(user_for: UserFor, turn_for: TurnFor, conversation_for: Callable[[Any], str]) -> Server:
