@@ -399,6 +399,15 @@ def test_http_a_malformed_body_is_a_400_parse_error_never_a_500(web, mcp_url, wh
     assert "mcp-session-id" not in response.headers
 
 
+def test_http_a_body_over_four_mib_is_a_413_before_it_is_parsed(web, mcp_url):  # noqa: F811
+    user, _, _ = web
+    body = b'{"jsonrpc": "2.0", "id": 1, "method": "ping", "params": {"x": "' + b"a" * (4 * 1024 * 1024) + b'"}}'
+    response = httpx.post(mcp_url, content=body, timeout=30, headers={
+        "Authorization": f"Bearer {token_for(user)}", "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream"})
+    assert response.status_code == 413 and response.json()["error"]["message"] == "The request body is too large."
+
+
 @given(st.recursive(st.none() | st.booleans() | st.integers() | st.text(), lambda inner: st.lists(inner, max_size=3)
                     | st.dictionaries(st.text(max_size=5), inner, max_size=3), max_leaves=20))
 @hypothesis_settings(max_examples=60, deadline=None)
