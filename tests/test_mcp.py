@@ -351,6 +351,32 @@ def declining(asked):
     return answer
 
 
+def test_only_a_client_that_can_show_a_form_is_asked():
+    from types import SimpleNamespace
+
+    from webtools.mcp.server import ask_user
+
+    asked = []
+
+    async def elicit_form(message, schema, related_request_id=None):
+        asked.append(message)
+        return types.ElicitResult(action="accept", content={"fetch": True})
+
+    def context(elicitation):
+        capabilities = types.ClientCapabilities(elicitation=elicitation)
+        params = SimpleNamespace(capabilities=capabilities)
+        return SimpleNamespace(session=SimpleNamespace(client_params=params, elicit_form=elicit_form), request_id=1)
+
+    url = "https://a.example/x"
+    answers = [anyio.run(ask_user, context(elicitation), url) for elicitation in (
+        None,
+        types.ElicitationCapability(url=types.UrlElicitationCapability()),
+        types.ElicitationCapability(),
+        types.ElicitationCapability(form=types.FormElicitationCapability()),
+    )]
+    assert answers == [None, None, True, True] and len(asked) == 2
+
+
 def test_http_with_confirmation_off_the_rule_stands_and_nobody_is_asked(web, mcp_url, settings):  # noqa: F811
     user, _, site = web
     settings.WEBTOOLS = {**settings.WEBTOOLS, "MCP": {"CONFIRM_URLS": False}}

@@ -210,7 +210,10 @@ async def ask_user(context: Any, url: str) -> bool | None:
     None when the client declared no elicitation."""
     session = context.session
     params = session.client_params
-    if params is None or params.capabilities.elicitation is None:
+    elicitation = params.capabilities.elicitation if params is not None else None
+    # An empty ``elicitation: {}`` means form mode (the spec's default); a client declaring only URL mode
+    # cannot show a form.
+    if elicitation is None or (elicitation.form is None and elicitation.url is not None):
         return None
     question = CONFIRM_QUESTION.format(host=read_url(url).host, url=url)
     try:
