@@ -29,6 +29,7 @@ from webtools.runtime.cache import cache_key as shared_key
 from . import agents, blocks, robots
 from .extract import decode, extract
 from .feeds import feed_markdown
+from .focus import focus
 from .tokens import characters_within
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -37,8 +38,12 @@ DESCRIPTION = (
     "Fetch a web page or document, such as a PDF, and return its main text. For a web page, type says "
     "what kind of page it is (article, forum, product, listing, collection, service or documentation): a "
     "forum's posts come each with its author and date, a listing's items as a list with their links. Long "
-    "pages come in parts; call again with nextOffset for the next part."
+    "pages come in parts; call again with nextOffset for the next part. When you look for something "
+    "specific in a page, such as one answer in long documentation, give query: the first part then holds "
+    "the passages that answer it."
 )
+#: The longest ``query`` web_fetch accepts.
+MAX_QUERY = 400
 
 
 _TEXT = {"type": "string"}
@@ -72,6 +77,14 @@ def input_schema(max_content_tokens: int) -> dict:
                 "type": "integer",
                 "minimum": 0,
                 "description": "Character position to start from: the nextOffset of the previous part.",
+            },
+            "query": {
+                "type": "string",
+                "maxLength": MAX_QUERY,
+                "description": "What you are looking for in the page, such as a question. When the page is "
+                "longer than one part, the first part holds the passages most relevant to it, in page order "
+                "under their headings, skipped text marked; ranges lists the character ranges it holds, so "
+                "offset reads on from any of them. Leave it out to read the page in order.",
             },
             "max_content_tokens": {
                 "type": "integer",
@@ -238,22 +251,34 @@ class WebFetch:
         # The model may ask for a smaller part than the operator's cap, never a larger one.
         tokens = min(int(input.get("max_content_tokens") or self.options.max_content_tokens),
                      self.options.max_content_tokens)
-        limit = characters_within(page.text, offset, tokens, self.options.max_characters)
-        part = split_part(page.text, offset, limit)
         output: dict[str, Any] = {"url": page.url}
         if page.title:
             output["title"] = page.title
         for key in ("type", "published", "author", "language"):
             if getattr(page, key):
                 output[key] = getattr(page, key)
-        output["content"] = part
-        output["offset"] = offset
-        if offset + len(part) < total:
-            output["nextOffset"] = offset + len(part)
+        output.update(self.part(page, offset, tokens, str(input.get("query") or "").strip()))
         output["totalCharacters"] = total
         if self.options.render_javascript != "never":
             output["rendered"] = page.rendered
         ctx.cite(page.url, page.title)
+        return output
+
+    def part(self, page: Page, offset: int, tokens: int, query: str = "") -> dict[str, Any]:
+        """The part of the page's text to return: ``content``, ``offset`` and ``nextOffset`` when read in
+        order; with a query, on the first part of a page longer than a part, the passages that answer it
+        (``focus``), with the ``ranges`` of the text they hold instead of ``nextOffset``."""
+        text = page.text
+        limit = characters_within(text, offset, tokens, self.options.max_characters)
+        if query and offset == 0 and limit < len(text):
+            focused = focus(text, query, tokens=tokens, max_characters=self.options.max_characters,
+                            language=page.language)
+            if focused is not None:
+                return {"content": focused.content, "ranges": [list(span) for span in focused.ranges]}
+        part = split_part(text, offset, limit)
+        output: dict[str, Any] = {"content": part, "offset": offset}
+        if offset + len(part) < len(text):
+            output["nextOffset"] = offset + len(part)
         return output
 
     # -- download -----------------------------------------------------------------------------------
