@@ -38,6 +38,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/render.py
 	$(BIN)/python bench/render_hostile.py
 	$(BIN)/python bench/load.py
+	$(BIN)/python bench/focus.py
 	$(BIN)/python bench/provenance.py
 	$(BIN)/python bench/redaction.py
 
