@@ -92,7 +92,8 @@ def test_deeply_nested_tool_arguments_from_a_model_are_an_error_result():
     with echo_turn() as turn:
         result = turn.call("echo", '{"a": ' + DEEP)
     assert result.is_error and result.output == {
-        "error": "Invalid input for echo: The JSON is nested more than 64 levels deep."}
+        "error": "Invalid input for echo: The JSON is nested more than 64 levels deep.",
+        "error_code": "invalid_tool_input"}
 
 
 def test_the_depth_check_ignores_brackets_inside_strings():

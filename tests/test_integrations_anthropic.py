@@ -72,7 +72,7 @@ def test_tool_use_blocks_become_tool_result_blocks_in_order_errors_marked():
     assert WRAPPED.match(blocks[0]["content"]) and "is_error" not in blocks[0]
     assert blocks[1] == {"type": "tool_result", "tool_use_id": "toolu_2", "content": "HI"}
     assert blocks[2]["is_error"] is True
-    assert json.loads(blocks[2]["content"]) == {"error": "The service said no."}
+    assert json.loads(blocks[2]["content"]) == {"error": "The service said no.", "error_code": "unavailable"}
     assert blocks[3]["is_error"] is True and "Invalid input for shout" in blocks[3]["content"]
 
 

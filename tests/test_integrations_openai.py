@@ -396,7 +396,8 @@ def test_cancelling_a_real_fetch_stops_it_and_drops_the_turn_cache(web):
 
     assert time.monotonic() - begun < 5  # the trickled page would take minutes
     assert results[0].is_error and "cancel" in results[0].model_text.lower()
-    assert results[1].output == {"error": "The turn is over."} and site.hits("/article") == 0
+    assert results[1].output == {"error": "The turn is over.", "error_code": "unavailable"}
+    assert site.hits("/article") == 0
     assert turn.closed
 
 

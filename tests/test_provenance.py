@@ -21,6 +21,9 @@ from webtools.plugins.web_fetch.tool import NOT_FROM_CONVERSATION
 from webtools.runtime import Ingesters, PluginSetup, Registry, Tool, ToolError, Turn, wrap_untrusted
 from webtools.runtime.provenance import MAX_URLS, ConversationUrls, canonical, urls_in
 
+#: What a refused fetch of a URL the conversation never showed returns.
+REFUSED = {"error": NOT_FROM_CONVERSATION, "error_code": "url_not_in_prior_context"}
+
 PAGE = """<html><head><title>Tides</title></head><body><article><h1>Tides</h1>
 <p>The Moon pulls the oceans into two bulges, and the planet turns beneath them, so most coasts see two
 high tides a day. Read about <a href="/springs">spring tides</a> for the rest of the story.</p>
@@ -156,7 +159,7 @@ def test_a_url_the_user_wrote_is_fetched_and_one_nobody_wrote_is_refused_before_
     with fetch_turn(client, messages=[f"What does {site.url('/')} say about tides?"]) as turn:
         assert not turn.call("web_fetch", {"url": site.url("/")}).is_error
         refused = turn.call("web_fetch", {"url": site.url("/other")})
-    assert refused.is_error and refused.output == {"error": NOT_FROM_CONVERSATION}
+    assert refused.is_error and refused.output == REFUSED
     assert site.hits("/other") == 0
 
 
@@ -186,7 +189,7 @@ def test_urls_in_another_tools_output_count_but_not_in_its_errors(client, site):
         turn.call("finder", {"text": "fail"})
         # The model put a URL in its input; the error echoes it: it must not become fetchable.
         turn.call("finder", {"text": site.url("/other")})
-        assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
+        assert turn.call("web_fetch", {"url": site.url("/other")}).output == REFUSED
         turn.call("finder", {"text": "tides"})
         assert not turn.call("web_fetch", {"url": site.url("/springs")}).is_error
 
@@ -196,7 +199,7 @@ def test_a_trusted_tools_output_never_counts_it_may_echo_the_models_input(client
     echo = Tool("echo", "", schema, lambda input, ctx: {"said": input["text"]})
     with fetch_turn(client, echo) as turn:
         assert not turn.call("echo", {"text": site.url("/other")}).is_error
-        assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
+        assert turn.call("web_fetch", {"url": site.url("/other")}).output == REFUSED
     assert site.hits("/other") == 0
 
 
@@ -207,7 +210,7 @@ def test_an_untrusted_output_does_not_vouch_for_the_urls_of_its_own_input(client
         # Escaped as JSON text or not, the model's own URL does not come back as "seen".
         assert not turn.call("echo", '{"text": "' + site.url("/other").replace("/", "\\/") + '"}').is_error
         assert not turn.call("echo", {"text": site.url("/other")}).is_error
-        assert turn.call("web_fetch", {"url": site.url("/other")}).output == {"error": NOT_FROM_CONVERSATION}
+        assert turn.call("web_fetch", {"url": site.url("/other")}).output == REFUSED
     assert site.hits("/other") == 0
 
 

@@ -81,7 +81,8 @@ def test_invalid_input_becomes_an_error_result_the_model_can_read():
     turn = turn_with(Tool("calc", "", TEXT_SCHEMA, lambda i, c: calls.append(i)))
     result = turn.call("calc", {"text": ""})
     assert result.is_error and "Invalid input for calc: text:" in result.output["error"]
-    assert turn.call("calc", "{not json").output == {"error": "Invalid input for calc: not JSON."}
+    assert turn.call("calc", "{not json").output == {
+        "error": "Invalid input for calc: not JSON.", "error_code": "invalid_tool_input"}
     assert "required" in turn.call("calc", {}).output["error"]
     assert calls == []
 
@@ -93,11 +94,12 @@ def test_input_given_as_json_text_is_parsed():
 
 def test_tool_error_becomes_an_error_result_and_is_wrapped_for_untrusted_tools():
     def fail(i, c):
-        raise ToolError("Fetching https://example.com failed (HTTP 404).")
+        raise ToolError("Fetching https://example.com failed (HTTP 404).", "url_not_accessible")
 
     turn = turn_with(Tool("web", "", TEXT_SCHEMA, fail, untrusted=True))
     result = turn.call("web", {"text": "x"})
-    assert result.is_error and result.output == {"error": "Fetching https://example.com failed (HTTP 404)."}
+    assert result.is_error and result.output == {
+        "error": "Fetching https://example.com failed (HTTP 404).", "error_code": "url_not_accessible"}
     assert WRAPPER.match(result.model_text)
 
 
@@ -110,7 +112,7 @@ def test_unexpected_exception_becomes_a_generic_error_logged_with_traceback_and_
     turn = turn_with(Tool("calc", "", TEXT_SCHEMA, crash), secrets=[secret])
     with caplog.at_level(logging.ERROR, logger="webtools.turn"):
         result = turn.call("calc", {"text": "x"})
-    assert result.is_error and result.output == {"error": UNEXPECTED_ERROR}
+    assert result.is_error and result.output == {"error": UNEXPECTED_ERROR, "error_code": "unavailable"}
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "Traceback" in logged and "RuntimeError: boom" in logged
     assert secret not in logged and "[redacted]" in logged
@@ -129,7 +131,8 @@ def test_tool_error_messages_are_masked_of_secrets():
 
 def test_calling_a_tool_not_offered_in_the_turn_is_an_error_result():
     turn = turn_with(Tool("a", "", TEXT_SCHEMA, lambda i, c: 1))
-    assert turn.call("b", {}).output == {"error": "The tool 'b' is not available in this turn."}
+    assert turn.call("b", {}).output == {
+        "error": "The tool 'b' is not available in this turn.", "error_code": "unavailable"}
 
 
 def test_turn_cache_keeps_values_between_calls_of_the_same_tool():
@@ -190,7 +193,7 @@ def test_turn_cache_is_dropped_when_the_turn_ends_whether_it_completes_errors_or
     cancelled.cancel()
     for turn in (completed, errored, cancelled):
         assert turn.closed
-        assert turn.call("keep", {"text": "x"}).output == {"error": "The turn is over."}
+        assert turn.call("keep", {"text": "x"}).output == {"error": "The turn is over.", "error_code": "unavailable"}
     assert len(seen) == 3
 
 
@@ -210,7 +213,7 @@ def test_cancellation_reaches_a_running_tool():
     assert started.wait(5)
     turn.cancel()
     worker.join(5)
-    assert results[0].is_error and results[0].output == {"error": ToolCancelled().message}
+    assert results[0].is_error and results[0].output == {"error": ToolCancelled().message, "error_code": "unavailable"}
 
 
 def test_cite_adds_http_sources_once_in_canonical_form_and_drops_other_schemes():

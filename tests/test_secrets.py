@@ -156,7 +156,7 @@ def test_the_users_key_is_in_no_api_response_page_tool_output_or_log(
     with start_turn(user) as turn:
         result = turn.call("web_search", {"query": "django"})
     assert engines.hits("/kagi") == 1
-    assert result.is_error and result.output == {"error": "The Kagi API key was rejected."}
+    assert result.is_error and result.output == {"error": "The Kagi API key was rejected.", "error_code": "unavailable"}
     assert_no_leak(json.dumps(result.output) + result.model_text, *KEYS, where="tool output")
     assert_logs_clean(logs)
 

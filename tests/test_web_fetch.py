@@ -408,7 +408,8 @@ def test_a_malformed_url_is_a_tool_error_through_a_turn_not_an_unexpected_failur
     with Turn(registry=registry, fetch=client) as turn:
         result = turn.call("web_fetch", {"url": "http://[::1"})
     assert result.is_error
-    assert result.output == {"error": "The URL's host has an opening [ without a closing ]."}
+    assert result.output == {"error": "The URL's host has an opening [ without a closing ].",
+                             "error_code": "invalid_tool_input"}
 
 
 @pytest.mark.parametrize("location, reason", [

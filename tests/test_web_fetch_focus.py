@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from tests.test_web_fetch import client, html, make_tool, server  # noqa: F401  (fixtures)
 from webtools.plugins.web_fetch.focus import focus, passages
 from webtools.plugins.web_fetch.tokens import estimate_tokens
-from webtools.plugins.web_fetch.tool import MAX_QUERY
+from webtools.plugins.web_fetch.schema import MAX_QUERY
 from webtools.runtime import Registry, Turn
 from webtools.testing import tool_context_for_test
 

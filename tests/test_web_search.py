@@ -522,7 +522,8 @@ def test_roles_come_from_the_turn(server, plain):
     with Turn(
         registry=registry, requested_tools=["web_search"], roles={"user"}, fetch=plain, http=plain
     ) as turn:
-        assert turn.call("web_search", {"query": "django"}).output == {"error": NEEDS_OWN_ENGINE}
+        assert turn.call("web_search", {"query": "django"}).output == {
+            "error": NEEDS_OWN_ENGINE, "error_code": "unavailable"}
 
 
 # -- guarded and plain clients --------------------------------------------------------------------------

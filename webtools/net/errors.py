@@ -12,20 +12,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from webtools.exceptions import INVALID_TOOL_INPUT, UNAVAILABLE, URL_NOT_ACCESSIBLE, URL_NOT_ALLOWED
+
 if TYPE_CHECKING:
     from .urls import URL
 
 
 class NetError(Exception):
-    """Base of every error the guarded client raises; ``str()`` is written for the model."""
+    """Base of every error the guarded client raises; ``str()`` is written for the model, ``code`` is its
+    kind among the tools' error codes (``webtools.exceptions``)."""
+
+    code = URL_NOT_ACCESSIBLE
 
 
 class InvalidURL(NetError):
     """The URL cannot be parsed or breaks a URL rule (scheme, user info); nothing was sent."""
 
+    code = INVALID_TOOL_INPUT
+
 
 class AddressNotAllowed(NetError):
     """The host resolves to (or the socket reached) an address the policy refuses."""
+
+    code = URL_NOT_ALLOWED
 
     def __init__(self, address: str, reason: str, url: str | None = None, *, connected: bool = False):
         self.address = address
@@ -66,3 +75,5 @@ class ConnectionFailed(NetError):
 
 class Cancelled(NetError):
     """The caller's cancel signal was set."""
+
+    code = UNAVAILABLE

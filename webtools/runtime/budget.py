@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import time
 
-from webtools.exceptions import ToolCancelled, ToolError
+from webtools.exceptions import URL_NOT_ACCESSIBLE, ToolCancelled, ToolError
 
 
 class ReadingTooLong(ToolError):
     """The document could not be read within the call's time budget."""
+
+    code = URL_NOT_ACCESSIBLE
 
     def __init__(self, message: str = "The page took too long to read."):
         super().__init__(message)

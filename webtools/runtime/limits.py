@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Protocol
 
-from webtools.exceptions import ToolCancelled, ToolError
+from webtools.exceptions import TOO_MANY_REQUESTS, ToolCancelled, ToolError
 
 MINUTE = "minute"
 DAY = "day"
@@ -246,12 +246,14 @@ def take(store: LimitStore, counter: Counter, limit: int, message: str) -> Reser
         return Reservation(store, counter, None)
     token = store.reserve(counter, limit)
     if token is None:
-        raise ToolError(message)
+        raise ToolError(message, TOO_MANY_REQUESTS)
     return Reservation(store, counter, token)
 
 
 class Busy(ToolError):
     """Every slot stayed taken for as long as the call could wait."""
+
+    code = TOO_MANY_REQUESTS
 
 
 @contextmanager

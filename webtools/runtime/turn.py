@@ -12,7 +12,16 @@ from typing import Any
 
 import jsonschema
 
-from webtools.exceptions import ToolCancelled, ToolError, UnseenURL
+from webtools.exceptions import (
+    INVALID_TOOL_INPUT,
+    MAX_USES_EXCEEDED,
+    QUERY_TOO_LONG,
+    UNAVAILABLE,
+    URL_TOO_LONG,
+    ToolCancelled,
+    ToolError,
+    UnseenURL,
+)
 
 from .context import CancelSignal, Citations, ToolContext
 from . import json_input
@@ -161,6 +170,7 @@ class Turn:
             }
             if result.is_error:
                 event["error"] = result.output["error"]
+                event["error_code"] = result.output["error_code"]
             try:
                 self._on_call(result, event)
             except Exception:
@@ -170,23 +180,26 @@ class Turn:
     def _call(self, name: str, input: Any, call_id: str, details: dict, defer_citations: bool) -> ToolResult:
         tool = self._offered.get(name)
         if tool is None:
-            return self._result(name, call_id, input, f"The tool {name!r} is not available in this turn.", None, [])
+            return self._result(name, call_id, input, ToolError(f"The tool {name!r} is not available in this turn."),
+                                None, [])
         if self._caches is None:
-            return self._result(name, call_id, input, "The turn is over.", tool, [])
+            return self._result(name, call_id, input, ToolError("The turn is over."), tool, [])
         if isinstance(input, str):
             try:
                 input = json_input.loads(input or "{}")
             except json_input.JSONInputError as err:
                 why = str(err) if isinstance(err, json_input.JSONTooDeep) else "not JSON."
-                return self._result(name, call_id, input, f"Invalid input for {name}: {why}", tool, [])
+                return self._result(name, call_id, input, ToolError(f"Invalid input for {name}: {why}",
+                                                                    INVALID_TOOL_INPUT), tool, [])
         if json_input.text_problem(input):
-            return self._result(name, call_id, input, f"Invalid input for {name}: {json_input.UNSTORABLE}", tool, [])
+            return self._result(name, call_id, input, ToolError(f"Invalid input for {name}: {json_input.UNSTORABLE}",
+                                                                INVALID_TOOL_INPUT), tool, [])
         problem = self._validate(tool, input)
         if problem:
             return self._result(name, call_id, input, problem, tool, [])
         use = self._uses.take(tool.name, tool.max_uses)
         if use is None:
-            return self._result(name, call_id, input, tool.limit_message(), tool, [])
+            return self._result(name, call_id, input, ToolError(tool.limit_message(), MAX_USES_EXCEEDED), tool, [])
 
         cited: list = []
         ctx = ToolContext(
@@ -217,13 +230,13 @@ class Turn:
         except ToolError as err:
             if isinstance(err, UnseenURL):
                 use.release()  # refused before anything was sent: not a use
-            return self._result(name, call_id, input, redact(err.message, self._secrets), tool, cited,
-                                code=err.code, unseen_url=getattr(err, "url", None))
+            return self._result(name, call_id, input, ToolError(redact(err.message, self._secrets), err.code), tool,
+                                cited, unseen_url=getattr(err, "url", None))
         except Exception:
             if self.signal.cancelled:
-                return self._result(name, call_id, input, ToolCancelled().message, tool, cited)
+                return self._result(name, call_id, input, ToolCancelled(), tool, cited)
             logger.error("Tool %s failed.\n%s", name, redact(traceback.format_exc(), self._secrets))
-            return self._result(name, call_id, input, UNEXPECTED_ERROR, tool, cited)
+            return self._result(name, call_id, input, ToolError(UNEXPECTED_ERROR, UNAVAILABLE), tool, cited)
         return ToolResult(
             tool=name,
             call_id=call_id,
@@ -235,17 +248,23 @@ class Turn:
             citations=cited,
         )
 
-    def _validate(self, tool: Tool, input: Any) -> str | None:
+    def _validate(self, tool: Tool, input: Any) -> ToolError | None:
         validator = jsonschema.Draft202012Validator(tool.input_schema)
         error = jsonschema.exceptions.best_match(validator.iter_errors(input))
         if error is None:
             return None
         where = ".".join(str(part) for part in error.absolute_path)
         message = error.message if len(error.message) <= 200 else error.message[:200] + "…"
-        return f"Invalid input for {tool.name}: {where + ': ' if where else ''}{message}"
+        code = INVALID_TOOL_INPUT
+        if error.validator == "maxLength" and error.absolute_path:
+            # A URL or a query longer than the schema allows has a code of its own.
+            code = {"url": URL_TOO_LONG, "query": QUERY_TOO_LONG, "queries": QUERY_TOO_LONG}.get(
+                str(error.absolute_path[0]), INVALID_TOOL_INPUT)
+        return ToolError(f"Invalid input for {tool.name}: {where + ': ' if where else ''}{message}", code)
 
-    def _result(self, name, call_id, input, message, tool, cited, *, code=None, unseen_url=None) -> ToolResult:
-        output = {"error": message}
+    def _result(self, name, call_id, input, error: ToolError, tool, cited, *, unseen_url=None) -> ToolResult:
+        """An error result: the message and its stable code (``ToolError.code``), the one place they meet."""
+        output = {"error": error.message, "error_code": error.code}
         untrusted = bool(tool and tool.untrusted)
         return ToolResult(
             tool=name,
@@ -256,7 +275,7 @@ class Turn:
             untrusted=untrusted,
             model_text=model_text(output, untrusted),
             citations=cited,
-            error_code=code,
+            error_code=error.code,
             unseen_url=unseen_url,
         )
 
@@ -301,7 +320,9 @@ class Turn:
 def _is_error(result: Mapping[str, Any]) -> bool:
     """A stored result that was an error (``is_error``, or the ``{"error": message}`` output of one)."""
     output = result.get("output")
-    return bool(result.get("is_error")) or (isinstance(output, Mapping) and list(output) == ["error"])
+    return bool(result.get("is_error")) or (
+        isinstance(output, Mapping) and "error" in output and set(output) <= {"error", "error_code"}
+    )
 
 
 class _CallCitations:

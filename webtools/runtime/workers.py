@@ -35,7 +35,7 @@ from collections.abc import Callable
 from multiprocessing.connection import Connection
 from typing import Any
 
-from webtools.exceptions import ToolCancelled, ToolError
+from webtools.exceptions import URL_NOT_ACCESSIBLE, ToolCancelled, ToolError
 
 from .budget import Deadline, ReadingTooLong
 
@@ -70,6 +70,8 @@ _BOOTSTRAP = "import sys; from webtools.runtime.workers import _main; _main(*map
 
 class ReadingFailed(ToolError):
     """The worker process died while reading (a crash in a C parser, or the operating system killed it)."""
+
+    code = URL_NOT_ACCESSIBLE
 
     def __init__(self, message: str = "The document could not be read: its reader stopped unexpectedly."):
         super().__init__(message)
@@ -199,7 +201,7 @@ class WorkerPool:
         if kind == "error" and not isinstance(value, ToolError):
             logger.error("Reading a document failed in a worker process.\n%s", trace)
             if isinstance(value, MemoryError):
-                return kind, ToolError("The document is too large to read.")
+                return kind, ToolError("The document is too large to read.", URL_NOT_ACCESSIBLE)
         return kind, value
 
     def shutdown(self) -> None:

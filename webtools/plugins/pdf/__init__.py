@@ -16,6 +16,7 @@ from collections.abc import Iterator
 
 from django.utils.translation import gettext_lazy as _
 
+from webtools.exceptions import UNSUPPORTED_CONTENT_TYPE, URL_NOT_ACCESSIBLE
 from webtools.runtime import Deadline, IngestInput, Plugin, PluginSetup, ReadingTooLong, ToolError, workers
 
 logger = logging.getLogger("webtools.pdf")
@@ -76,7 +77,7 @@ def pdf_pages(
         if reader.is_encrypted:
             # An empty user password opens most "encrypted" PDFs; others cannot be read here.
             if not reader.decrypt(""):
-                raise ToolError("The PDF is password protected.")
+                raise ToolError("The PDF is password protected.", URL_NOT_ACCESSIBLE)
         total = len(reader.pages)
         yield total
         kept = 0
@@ -92,7 +93,8 @@ def pdf_pages(
     except ToolError:
         raise
     except (PdfReadError, ValueError, KeyError, TypeError) as err:
-        raise ToolError("The PDF could not be read: the file is damaged or not a PDF.") from err
+        raise ToolError("The PDF could not be read: the file is damaged or not a PDF.",
+                        UNSUPPORTED_CONTENT_TYPE) from err
     return None
 
 

@@ -18,7 +18,8 @@ from webtools.runtime import LimitField, Plugin, PluginSetup, SecretField, Tool,
 from webtools.runtime.domains import DomainListField
 
 from . import services
-from .tool import DESCRIPTION, MAX_USES, OUTPUT_SCHEMA, FetchOptions, WebFetch, input_schema
+from .schema import DESCRIPTION, OUTPUT_SCHEMA, input_schema
+from .tool import MAX_USES, FetchOptions, WebFetch
 
 __all__ = ["WebFetchOptionsForm", "WebFetchPlugin"]
 

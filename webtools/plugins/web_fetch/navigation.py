@@ -16,6 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from webtools.exceptions import URL_NOT_ACCESSIBLE, URL_NOT_ALLOWED
 from webtools.net import HttpClient, InvalidURL, NetError
 from webtools.net.proxy import HOP_BY_HOP, RESPONSE_DROPPED
 from webtools.net.urls import display_url
@@ -29,11 +30,15 @@ QUIET_SECONDS = 0.15
 
 
 class RenderFailed(Exception):
-    """The page could not be rendered; the message is written for the model."""
+    """The page could not be rendered; the message is written for the model, ``code`` is its error code."""
+
+    code = URL_NOT_ACCESSIBLE
 
 
 class NavigationRefused(RenderFailed):
     """The page tried to navigate its main frame somewhere the operator's rules do not allow."""
+
+    code = URL_NOT_ALLOWED
 
 
 @dataclass

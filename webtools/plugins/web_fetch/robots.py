@@ -38,6 +38,7 @@ from urllib.parse import quote
 from protego import Protego
 
 from webtools.net import AddressNotAllowed, Cancelled, FetchTimeout, NetError, TooManyRedirects, read_url
+from webtools.exceptions import URL_NOT_ACCESSIBLE
 from webtools.runtime import ToolCancelled, ToolError
 
 from .extract import decode
@@ -320,7 +321,7 @@ def time_left(deadline: Deadline, timeout: float) -> float:
         raise ToolCancelled()
     left = deadline.remaining()
     if left is not None and left <= 0.05:
-        raise ToolError(f"The page could not be fetched within {timeout:g} seconds.")
+        raise ToolError(f"The page could not be fetched within {timeout:g} seconds.", URL_NOT_ACCESSIBLE)
     return timeout if left is None else left
 
 
@@ -345,13 +346,13 @@ def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline
     except AddressNotAllowed as err:
         if err.url and read_url(err.url).origin == url.origin:
             # The site itself is private: say so, not that its robots.txt could not be read.
-            raise ToolError(str(err.for_url(url))) from err
+            raise ToolError(str(err.for_url(url)), err.code) from err
         return DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
     except FetchTimeout as err:
         if deadline.expired:
             # The call's time ran out, not the site's patience: say so, and remember nothing.
             raise ToolError(f"The page could not be fetched within {timeout:g} seconds (reading the "
-                            f"robots.txt of {url.origin} took the rest).") from err
+                            f"robots.txt of {url.origin} took the rest).", URL_NOT_ACCESSIBLE) from err
         return DISALLOW_ALL
     except NetError:
         return DISALLOW_ALL

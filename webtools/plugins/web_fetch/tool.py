@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import logging
 import posixpath
 import re
@@ -21,6 +22,12 @@ from webtools.net import (
     Response,
     read_url,
 )
+from webtools.exceptions import (
+    INVALID_TOOL_INPUT,
+    UNSUPPORTED_CONTENT_TYPE,
+    URL_NOT_ACCESSIBLE,
+    URL_NOT_ALLOWED,
+)
 from webtools.runtime import (
     Deadline, IngestInput, ToolCancelled, ToolContext, ToolError, UnseenURL, domains, limits, workers,
 )
@@ -33,70 +40,6 @@ from .focus import focus
 from .tokens import characters_within
 
 logger = logging.getLogger("webtools.web_fetch")
-
-DESCRIPTION = (
-    "Fetch a web page or document, such as a PDF, and return its main text. For a web page, type says "
-    "what kind of page it is (article, forum, product, listing, collection, service or documentation): a "
-    "forum's posts come each with its author and date, a listing's items as a list with their links. Long "
-    "pages come in parts; call again with nextOffset for the next part. When you look for something "
-    "specific in a page, such as one answer in long documentation, give query: the first part then holds "
-    "the passages that answer it."
-)
-#: The longest ``query`` web_fetch accepts.
-MAX_QUERY = 400
-
-
-_TEXT = {"type": "string"}
-#: What a successful call returns (``WebFetch.__call__``); fields other tools' versions add are allowed.
-OUTPUT_SCHEMA = {
-    "type": "object",
-    "properties": {
-        "url": {"type": "string", "description": "The address the text was read from (after redirects)."},
-        "title": _TEXT,
-        "type": {"type": "string", "description": "What kind of page it is, for a web page."},
-        "published": _TEXT,
-        "author": _TEXT,
-        "language": _TEXT,
-        "content": {"type": "string", "description": "This part of the page's main text, in Markdown."},
-        "offset": {"type": "integer", "minimum": 0},
-        "nextOffset": {"type": "integer", "description": "Where the next part starts; absent on the last."},
-        "totalCharacters": {"type": "integer", "minimum": 0},
-        "rendered": {"type": "boolean", "description": "Whether the page was rendered in a browser."},
-    },
-    "required": ["url", "content", "offset", "totalCharacters"],
-}
-
-
-def input_schema(max_content_tokens: int) -> dict:
-    """The tool's input schema, telling the model the operator's cap on a part's tokens."""
-    return {
-        "type": "object",
-        "properties": {
-            "url": {"type": "string", "description": "The http or https URL to fetch."},
-            "offset": {
-                "type": "integer",
-                "minimum": 0,
-                "description": "Character position to start from: the nextOffset of the previous part.",
-            },
-            "query": {
-                "type": "string",
-                "maxLength": MAX_QUERY,
-                "description": "What you are looking for in the page, such as a question. When the page is "
-                "longer than one part, the first part holds the passages most relevant to it, in page order "
-                "under their headings, skipped text marked; ranges lists the character ranges it holds, so "
-                "offset reads on from any of them. Leave it out to read the page in order.",
-            },
-            "max_content_tokens": {
-                "type": "integer",
-                "minimum": 1,
-                "description": f"The most tokens of text to return in this part, at most {max_content_tokens}; "
-                "the rest comes with nextOffset.",
-            },
-        },
-        "required": ["url"],
-        "additionalProperties": False,
-    }
-
 
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml"})
@@ -163,6 +106,8 @@ class FetchOptions:
 class PaymentRequired(ToolError):
     """The site answered 402 Payment Required: counted apart in the usage table."""
 
+    code = URL_NOT_ACCESSIBLE
+
 
 class Walled(Exception):
     """A bot wall answered instead of the page (``blocks.blocked_by`` names it)."""
@@ -186,6 +131,8 @@ class Page:
     language: str | None = None
     #: The kind of an HTML page (``extract.pagetype.TYPES``: "article", "forum", "product", ...).
     type: str | None = None
+    #: When it was downloaded (UTC, ISO 8601): a page from the shared cache keeps its first download's time.
+    retrieved_at: str | None = None
 
 
 def page_kind(mime: str) -> str | None:
@@ -229,7 +176,7 @@ class WebFetch:
             # connection all use it (webtools.net.urls).
             url = read_url(str(input.get("url", "")))
         except InvalidURL as err:
-            raise ToolError(str(err)) from err
+            raise ToolError(str(err), err.code) from err
         seen = ctx.conversation_urls
         if self.options.only_conversation_urls and seen is not None and str(url) not in seen:
             # The model may have composed this URL, with conversation data in it, because a page told
@@ -246,7 +193,7 @@ class WebFetch:
         if offset > 0 and offset >= total:
             raise ToolError(
                 f"The offset {offset} is past the end of the text, which has {total} characters "
-                f"(totalCharacters: {total})."
+                f"(totalCharacters: {total}).", INVALID_TOOL_INPUT,
             )
         # The model may ask for a smaller part than the operator's cap, never a larger one.
         tokens = min(int(input.get("max_content_tokens") or self.options.max_content_tokens),
@@ -259,6 +206,8 @@ class WebFetch:
                 output[key] = getattr(page, key)
         output.update(self.part(page, offset, tokens, str(input.get("query") or "").strip()))
         output["totalCharacters"] = total
+        if page.retrieved_at:
+            output["retrieved_at"] = page.retrieved_at
         if self.options.render_javascript != "never":
             output["rendered"] = page.rendered
         ctx.cite(page.url, page.title)
@@ -274,7 +223,8 @@ class WebFetch:
             focused = focus(text, query, tokens=tokens, max_characters=self.options.max_characters,
                             language=page.language)
             if focused is not None:
-                return {"content": focused.content, "ranges": [list(span) for span in focused.ranges]}
+                return {"content": focused.content, "offset": offset,
+                        "ranges": [list(span) for span in focused.ranges]}
         part = split_part(text, offset, limit)
         output: dict[str, Any] = {"content": part, "offset": offset}
         if offset + len(part) < len(text):
@@ -315,6 +265,8 @@ class WebFetch:
             engine = ""
             try:
                 page = self.download(url, ctx, deadline)
+                page = dataclasses.replace(page, retrieved_at=dt.datetime.now(dt.timezone.utc).isoformat(
+                    timespec="seconds"))
             except PaymentRequired:
                 engine = PAY_PER_CRAWL
                 raise
@@ -341,7 +293,8 @@ class WebFetch:
                 kind = page_kind(mime) if mime else "sniff"
                 if kind is None:
                     if not ctx.ingesters.accepts(mime):
-                        raise ToolError(f"{final} is a {mime} file, which this tool cannot read.")
+                        raise ToolError(f"{final} is a {mime} file, which this tool cannot read.",
+                                        UNSUPPORTED_CONTENT_TYPE)
                     data = response.read(options.max_file_bytes, on_too_large="error")
                     name = posixpath.basename(unquote(response.canonical.path)) or None
                 else:
@@ -355,17 +308,17 @@ class WebFetch:
         except Cancelled as err:
             raise ToolCancelled() from err
         except AddressNotAllowed as err:
-            raise ToolError(str(err)) from err
+            raise ToolError(str(err), err.code) from err
         except BodyTooLarge as err:
             raise ToolError(
-                f"{err} The file is too large for this tool (the limit is {options.max_file_bytes} bytes)."
+                f"{err} The file is too large for this tool (the limit is {options.max_file_bytes} bytes).", err.code
             ) from err
         except FetchTimeout as err:
             # The client counted down what was left of the call; the model is told the call's timeout.
             what = str(err).partition(" did not finish within ")[0]
-            raise ToolError(f"{what} did not finish within {options.timeout_seconds:g} seconds.") from err
+            raise ToolError(f"{what} did not finish within {options.timeout_seconds:g} seconds.", err.code) from err
         except NetError as err:
-            raise ToolError(str(err)) from err  # the guarded client's messages are written for the model
+            raise ToolError(str(err), err.code) from err  # the guarded client's messages are written for the model
         # Read with the connection closed: reading runs in a worker under what is left of the deadline.
         if kind is None:
             return self._file(data, final, name, mime, ctx, deadline)
@@ -394,9 +347,9 @@ class WebFetch:
             if wall is not None:
                 raise Walled(wall)
             if status >= 300:
-                raise ToolError(f"Fetching {response.url} failed (HTTP {status}).")
+                raise ToolError(f"Fetching {response.url} failed (HTTP {status}).", URL_NOT_ACCESSIBLE)
         if self.options.respect_content_signals and (against := robots.header_signal_against(answer)):
-            raise ToolError(_signal_refusal(response.canonical, *against, "answer"))
+            raise ToolError(_signal_refusal(response.canonical, *against, "answer"), URL_NOT_ALLOWED)
 
     def _past_the_wall(self, url: str, wall: str, ctx: ToolContext, deadline: Deadline) -> Page:
         """A bot wall answered instead of the page: the page rendered once, when the options render
@@ -406,7 +359,7 @@ class WebFetch:
             page = self._render(Page(url, None, ""), "", ctx, deadline, wall=wall)
             if page.rendered:
                 return page
-        raise ToolError(blocks.message(url, wall))
+        raise ToolError(blocks.message(url, wall), URL_NOT_ACCESSIBLE)
 
     def _markdown_alternate(self, alternate: URL, url: str, ctx: ToolContext, deadline: Deadline) -> Page | None:
         """The page read from the Markdown alternate it links, through the same checks as any hop; None
@@ -435,14 +388,14 @@ class WebFetch:
         lists, then the site's robots.txt (read within what is left of ``deadline``)."""
         why = domains.refusal(url.host, self.options.allow_domains, self.options.deny_domains)
         if why:
-            raise ToolError(f"The address {url} is not allowed: {why}.")
+            raise ToolError(f"The address {url} is not allowed: {why}.", URL_NOT_ALLOWED)
         if self.options.respect_robots_txt and not self.robots_allow(url, ctx, deadline):
-            raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.")
+            raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.", URL_NOT_ALLOWED)
         if self.options.respect_content_signals and (
             against := self.robots(url, ctx, deadline).signal_against(url.target)
         ):
             ctx.audit(refused="content_signal")
-            raise ToolError(_signal_refusal(url, *against, "robots.txt"))
+            raise ToolError(_signal_refusal(url, *against, "robots.txt"), URL_NOT_ALLOWED)
 
     def robots_allow(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> bool:
         # The canonical target is what the server will be asked for.
@@ -475,7 +428,7 @@ class WebFetch:
             timeout -= min(3.0, timeout / 4)  # what the rendered page's extraction keeps for itself
         if timeout is not None and timeout < 1:
             if options.render_javascript == "always":
-                raise ToolError("The page took too long to render.")
+                raise ToolError("The page took too long to render.", URL_NOT_ACCESSIBLE)
             return page
         if options.render_with != "chromium":
             shown = self._render_with_service(page, ctx, timeout or options.timeout_seconds, deadline, wall)
@@ -501,19 +454,19 @@ class WebFetch:
             # A refused navigation, or a page that needed too much memory, crashed the browser or started
             # a download: the model is told which.
             ctx.audit(render_failed=type(err).__name__)
-            raise ToolError(str(err)) from err
+            raise ToolError(str(err), err.code) from err
         except TimeoutError as err:
             if ctx.signal.is_set():
                 raise ToolCancelled() from err
             if options.render_javascript == "always":
-                raise ToolError("The page took too long to render.") from err
+                raise ToolError("The page took too long to render.", URL_NOT_ACCESSIBLE) from err
             return page
         shown = self._page(rendered.html.encode("utf-8"), "html", "utf-8", rendered.url, deadline)
         if wall:
             status = rendered.status or 200
             # The browser met the wall too: a refusal, or a wall's page after its scripts ran.
             if status >= 400 or blocks.blocked_by(status, {}, rendered.html.encode("utf-8"), len(shown.text)):
-                raise ToolError(blocks.message(page.url, wall))
+                raise ToolError(blocks.message(page.url, wall), URL_NOT_ACCESSIBLE)
         if options.render_javascript == "auto" and len(shown.text) <= len(page.text):
             return page
         ctx.audit(rendered=True)
@@ -543,14 +496,14 @@ class WebFetch:
                 reported = read_url(scraped.url)
             except InvalidURL as err:
                 raise ToolError(f"{service.name} read the page from an address this tool cannot check, so "
-                                "its text is not used.") from err
+                                "its text is not used.", URL_NOT_ACCESSIBLE) from err
             if str(reported) != page.url:
                 self.check_hop(reported, ctx, deadline)
                 url = str(reported)
         if wall and ((scraped.status or 200) >= 400 or blocks.is_challenge_title(scraped.title)):
-            raise ToolError(blocks.message(url, wall))
+            raise ToolError(blocks.message(url, wall), URL_NOT_ACCESSIBLE)
         if scraped.status is not None and scraped.status >= 400:
-            raise ToolError(f"Fetching {url} failed (HTTP {scraped.status}).")
+            raise ToolError(f"Fetching {url} failed (HTTP {scraped.status}).", URL_NOT_ACCESSIBLE)
         shown = self._kept(url, scraped.title or page.title, scraped.markdown)
         return dataclasses.replace(shown, rendered=True)
 
@@ -621,5 +574,5 @@ def _sniff(data: bytes) -> str:
     if re.match(rb"(?:\xef\xbb\xbf)?<(?:!doctype html|html|head|body|\?xml)", head):
         return "html"
     if b"\x00" in data[:1024]:
-        raise ToolError("The server sent no content type, and the body is not text.")
+        raise ToolError("The server sent no content type, and the body is not text.", UNSUPPORTED_CONTENT_TYPE)
     return "text"

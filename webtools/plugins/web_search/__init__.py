@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from webtools.conf import get_setting
-from webtools.exceptions import ToolError
+from webtools.exceptions import INVALID_TOOL_INPUT, QUERY_TOO_LONG, UNAVAILABLE, ToolError
 from webtools.runtime import Deadline, Plugin, PluginSetup, Tool, ToolContext, domains, limits
 from webtools.runtime.cache import cache_key
 
@@ -292,14 +292,14 @@ class WebSearchPlugin(EngineResolution, Plugin):
         """One ``web_search`` call under ``options`` (the operator's validated options)."""
         query = str(input.get("query") or "").strip()
         if not query:
-            raise ToolError("The query is empty.")
+            raise ToolError("The query is empty.", INVALID_TOOL_INPUT)
         if len(query) > MAX_QUERY:
-            raise ToolError(f"The query is longer than {MAX_QUERY} characters.")
+            raise ToolError(f"The query is longer than {MAX_QUERY} characters.", QUERY_TOO_LONG)
         if _SECRET_RUN.search(query):
-            raise ToolError(SECRET_QUERY)
+            raise ToolError(SECRET_QUERY, INVALID_TOOL_INPUT)
         freshness = input.get("freshness") or None
         if freshness is not None and freshness not in FRESHNESS_VALUES:
-            raise ToolError(f"freshness must be one of {', '.join(FRESHNESS_VALUES)}.")
+            raise ToolError(f"freshness must be one of {', '.join(FRESHNESS_VALUES)}.", INVALID_TOOL_INPUT)
         allowed = _domains(input.get("allowed_domains"), "allowed_domains")
         blocked = tuple(
             dict.fromkeys(
@@ -320,25 +320,27 @@ class WebSearchPlugin(EngineResolution, Plugin):
             location=location, country=country, language=language, safe_search=safe_search,
         )
         failures: list[str] = []
+        code = UNAVAILABLE
         chain = self.chain(options, ctx)
         for index, choice in enumerate(chain):
             try:
                 return self._search_with(plan, choice, failures, last=index == len(chain) - 1)
             except (shared.EngineDown, limits.Busy) as err:
                 failures.append(err.message)
+                code = err.code  # the last engine's failure is the call's
                 if isinstance(err, shared.EngineDown):
                     ctx.limits.cool_down(choice.cool_down_name, err.cool_down)
         ctx.audit(engine=None)
-        raise ToolError(" ".join(failures) if failures else NO_ENGINE)
+        raise ToolError(" ".join(failures) if failures else NO_ENGINE, code)
 
     def _search_with(self, plan: _Plan, choice: _Choice, failures: list[str], *, last: bool) -> dict:
         """One engine's try: the shared cache, the quotas, the engine's line, the request."""
         options, ctx = plan.options, plan.ctx
         engine = choice.engine
         if ctx.limits.cooling(choice.cool_down_name):
-            raise limits.Busy(f"{engine.name} failed moments ago and is skipped for a short while.")
+            raise limits.Busy(f"{engine.name} failed moments ago and is skipped for a short while.", UNAVAILABLE)
         if plan.deadline.expired:
-            raise limits.Busy(f"No time was left to ask {engine.name}.")
+            raise limits.Busy(f"No time was left to ask {engine.name}.", UNAVAILABLE)
         ctx.audit(engine=engine.id)
         post_filtered = (plan.allowed and ALLOWED_DOMAINS not in engine.supports) or (
             plan.blocked and BLOCKED_DOMAINS not in engine.supports
@@ -439,7 +441,7 @@ def _domains(value: Any, field: str) -> tuple[str, ...]:
     if not value:
         return ()
     if not isinstance(value, (list, tuple)):
-        raise ToolError(f"{field} must be a list of domain names.")
+        raise ToolError(f"{field} must be a list of domain names.", INVALID_TOOL_INPUT)
     out = []
     for entry in value:
         try:
@@ -448,7 +450,8 @@ def _domains(value: Any, field: str) -> tuple[str, ...]:
             # The model may narrow to a whole suffix ("only gov sites"); an operator's list may not.
             out.append(domains.normalize_domain(entry, allow_public_suffix=True))
         except ValidationError:
-            raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.") from None
+            raise ToolError(f"{field}: {str(entry)[:100]!r} is not a domain name such as example.com.",
+                            INVALID_TOOL_INPUT) from None
     return tuple(dict.fromkeys(out))
 
 
@@ -457,15 +460,16 @@ def _location(value: Any) -> tuple[Location, str]:
     if not value:
         return Location(), ""
     if not isinstance(value, dict):
-        raise ToolError("user_location must be an object with country, region, city and timezone.")
+        raise ToolError("user_location must be an object with country, region, city and timezone.",
+                        INVALID_TOOL_INPUT)
     parts = {}
     for name in ("country", "region", "city", "timezone"):
         text = " ".join(str(value.get(name) or "").split())[:MAX_PLACE]
         if _SECRET_RUN.search(text):
-            raise ToolError(SECRET_QUERY)
+            raise ToolError(SECRET_QUERY, INVALID_TOOL_INPUT)
         parts[name] = text
     if parts["country"] and not _COUNTRY.match(parts["country"]):
-        raise ToolError("user_location.country must be a two-letter country code such as US.")
+        raise ToolError("user_location.country must be a two-letter country code such as US.", INVALID_TOOL_INPUT)
     return Location(parts["region"], parts["city"], parts["timezone"]), parts["country"].upper()
 
 
@@ -475,7 +479,7 @@ def _language(value: Any) -> str:
         return ""
     match = _LANGUAGE.match(str(value).strip())
     if not match:
-        raise ToolError("language must be a language code such as en or de.")
+        raise ToolError("language must be a language code such as en or de.", INVALID_TOOL_INPUT)
     return match.group(1).lower()
 
 
@@ -486,7 +490,7 @@ def _safe_search(operators: str, asked: Any) -> str:
 
 
 def _not_set_up(input: dict, ctx: ToolContext) -> dict:
-    raise ToolError(NOT_SET_UP)
+    raise ToolError(NOT_SET_UP, UNAVAILABLE)
 
 
 __all__ = ["WebSearchPlugin"]

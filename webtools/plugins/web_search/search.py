@@ -14,12 +14,12 @@ import time
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from webtools.exceptions import ToolCancelled, ToolError
+from webtools.exceptions import TOO_MANY_REQUESTS, UNAVAILABLE, ToolCancelled, ToolError
 from webtools.net.errors import InvalidURL
 from webtools.net.urls import read_url
 from webtools.runtime import domains, excerpt, json_input, masked_in_logs, redact
 
-from .engines.base import NOT_NOW, Engine, ResponseError, Search, SearchResult
+from .engines.base import NOT_NOW, QUOTA, RATE_LIMIT, Engine, ResponseError, Search, SearchResult
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -80,8 +80,8 @@ class EngineDown(ToolError):
     ``engines.base.NOT_NOW``): the search may go to the next engine, and this one is skipped by every
     worker for ``cool_down`` seconds."""
 
-    def __init__(self, message: str, cool_down: float = COOL_DOWN) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, cool_down: float = COOL_DOWN, code: str = UNAVAILABLE) -> None:
+        super().__init__(message, code)
         self.cool_down = cool_down
         #: Seconds the engine asked to wait (``Retry-After``), when it said.
         self.retry_after: float | None = None
@@ -140,10 +140,13 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
     name = engine.name
     request = engine.request(search)
 
-    def fail(message: str, err: BaseException | None = None, down: bool = False) -> ToolError:
+    def fail(message: str, err: BaseException | None = None, down: bool = False, kind: str = "") -> ToolError:
         message = redact(message, secrets)
         logger.info("Search with %s failed: %s", name, message)
-        return EngineDown(message) if down else ToolError(message)
+        # The engine's own rate limit or quota is the model's "too many requests"; any other failure
+        # (a rejected key, an outage, a block page) leaves the search unavailable.
+        code = TOO_MANY_REQUESTS if kind in (QUOTA, RATE_LIMIT) else UNAVAILABLE
+        return EngineDown(message, code=code) if down else ToolError(message, code)
 
     try:
         # urllib3 logs each request line at DEBUG: a key that travels in the URL (SerpApi) is masked there.
@@ -181,7 +184,7 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
     if status != 200:
         log_error_body(engine, status, body, secrets)
         kind = engine.kind_of(status, body)
-        error = fail(http_error(engine, status, body, kind), down=kind in NOT_NOW)
+        error = fail(http_error(engine, status, body, kind), down=kind in NOT_NOW, kind=kind)
         if isinstance(error, EngineDown):
             wait = retry_after(response.headers.get("Retry-After")) if status in (429, 503) else None
             error.retry_after = wait
@@ -192,7 +195,7 @@ def _send(engine, search, client, ctx, secrets, timeout: float, budget: float) -
         return engine.parse(body)
     except ResponseError as err:
         # A block page, or a quota an API reports with HTTP 200 (serpstack, Mojeek): the next engine is tried.
-        raise fail(str(err), down=err.kind in NOT_NOW) from err
+        raise fail(str(err), down=err.kind in NOT_NOW, kind=err.kind) from err
 
 
 def http_error(engine: Engine, status: int, body: str, kind: str | None = None) -> str:
