@@ -212,9 +212,9 @@ def test_bad_calls_become_results_the_model_reads_without_stopping_the_others():
     results = wt_openai.call_tools(turn, message)
     assert [r.is_error for r in results] == [True, True, True, False]
     assert [json.loads(m["content"]) for m in map(wt_openai.tool_message, results[:3])] == [
-        {"error": "Invalid input for shout: not JSON."},
-        {"error": "The tool 'nope' is not available in this turn."},
-        {"error": "The service said no."},
+        {"error": "Invalid input for shout: not JSON.", "error_code": "invalid_tool_input"},
+        {"error": "The tool 'nope' is not available in this turn.", "error_code": "unavailable"},
+        {"error": "The service said no.", "error_code": "unavailable"},
     ]
     assert results[3].model_text == "OK"
 

@@ -229,7 +229,7 @@ def test_http_a_user_without_the_tool_neither_sees_nor_calls_it(web, mcp_url):  
     listed, result = over_http(mcp_url, token_for(user), steps)
     assert [t.name for t in listed] == ["web_search"]
     assert result.isError and json.loads(texts(result)[0]) == {
-        "error": "The tool 'web_fetch' is not available in this turn."}
+        "error": "The tool 'web_fetch' is not available in this turn.", "error_code": "unavailable"}
 
 
 def test_http_a_bad_or_missing_token_is_refused_before_any_session(web, mcp_url):  # noqa: F811
@@ -630,7 +630,7 @@ def test_stdio_a_user_without_the_tool_neither_sees_nor_calls_it(stdio_env):
     listed, result = over_stdio(stdio_env, "erin", steps)
     assert listed == []
     assert result.isError and json.loads(texts(result)[0]) == {
-        "error": "The tool 'web_fetch' is not available in this turn."}
+        "error": "The tool 'web_fetch' is not available in this turn.", "error_code": "unavailable"}
 
 
 def test_stdio_a_pasted_url_is_read_only_when_the_user_confirms_it(stdio_provenance_env):
