@@ -390,7 +390,8 @@ def test_input_schema_caps_max_results_at_the_option():
     assert schema["properties"]["max_results"]["maximum"] == 3
     assert schema["properties"]["query"]["maxLength"] == 400
     assert schema["properties"]["freshness"]["enum"] == ["day", "week", "month", "year"]
-    assert schema["required"] == ["query"]
+    # query or queries, which the tool checks: some providers refuse a top-level anyOf.
+    assert "required" not in schema and schema["properties"]["queries"]["maxItems"] == 5
 
 
 # -- resolution rule 1: the operator's engine ------------------------------------------------------------

@@ -128,6 +128,8 @@ class ToolContext:
     conversation_urls: Any = None
     limits: LimitStore = field(default_factory=MemoryStore)
     shared_cache: Any = None
+    #: The uses of the tool's ``max_uses`` this call may spend (``Tool.uses``); None: as many as it asks.
+    uses_granted: int | None = None
 
     def audit(self, **details: Any) -> None:
         """Record facts about this call for the operator's audit signals and logs.

@@ -47,6 +47,9 @@ class Tool:
     #: The JSON Schema of a successful call's output, for doors that publish it (MCP's ``outputSchema``,
     #: which clients check every successful result against); None: not published.
     output_schema: Mapping[str, Any] | None = None
+    #: How many uses a call counts (``uses(input)``; web_search's ``queries``: one each); None: one. A call
+    #: that wants more than are left gets what is left (``ToolContext.uses_granted``), at least one.
+    uses: Callable[[Mapping[str, Any]], int] | None = None
 
     def limit_message(self) -> str:
         return self.max_uses_message or f"The {self.name} limit for this answer is reached."

@@ -197,8 +197,8 @@ class Turn:
         problem = self._validate(tool, input)
         if problem:
             return self._result(name, call_id, input, problem, tool, [])
-        use = self._uses.take(tool.name, tool.max_uses)
-        if use is None:
+        uses = self._take_uses(tool, input)
+        if not uses:
             return self._result(name, call_id, input, ToolError(tool.limit_message(), MAX_USES_EXCEEDED), tool, [])
 
         cited: list = []
@@ -218,6 +218,7 @@ class Turn:
             conversation_urls=self.urls,
             limits=self.limits,
             shared_cache=self.shared_cache,
+            uses_granted=len(uses),
         )
         try:
             self.signal.raise_if_cancelled()
@@ -229,7 +230,8 @@ class Turn:
             self.urls.observe_result(output, untrusted=tool.untrusted, call_input=input)
         except ToolError as err:
             if isinstance(err, UnseenURL):
-                use.release()  # refused before anything was sent: not a use
+                for use in uses:
+                    use.release()  # refused before anything was sent: not a use
             return self._result(name, call_id, input, ToolError(redact(err.message, self._secrets), err.code), tool,
                                 cited, unseen_url=getattr(err, "url", None))
         except Exception:
@@ -247,6 +249,18 @@ class Turn:
             model_text=model_text(output, tool.untrusted),
             citations=cited,
         )
+
+    def _take_uses(self, tool: Tool, input: Any) -> list:
+        """Count a call of ``tool``: ``Tool.uses`` of its input (one by default), each a reservation of its
+        ``max_uses``; fewer when the limit leaves room for fewer, none when it leaves none."""
+        wanted = max(1, int(tool.uses(input))) if tool.uses is not None else 1
+        uses = []
+        for _ in range(wanted):
+            use = self._uses.take(tool.name, tool.max_uses)
+            if use is None:
+                break
+            uses.append(use)
+        return uses
 
     def _validate(self, tool: Tool, input: Any) -> ToolError | None:
         validator = jsonschema.Draft202012Validator(tool.input_schema)

@@ -13,6 +13,7 @@ nothing of webtools imports it: the app loads it from ``WEBTOOLS["PLUGINS"]``.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import logging
 import re
 from collections.abc import Mapping, Sequence
@@ -23,8 +24,9 @@ from django.core.exceptions import ValidationError
 from django.utils.translation import gettext_lazy as _
 
 from webtools.conf import get_setting
-from webtools.exceptions import INVALID_TOOL_INPUT, QUERY_TOO_LONG, UNAVAILABLE, ToolError
+from webtools.exceptions import INVALID_TOOL_INPUT, QUERY_TOO_LONG, TOO_MANY_REQUESTS, UNAVAILABLE, ToolError
 from webtools.runtime import Deadline, Plugin, PluginSetup, Tool, ToolContext, domains, limits
+from webtools.runtime.context import Citations
 from webtools.runtime.cache import cache_key
 
 from . import search as shared
@@ -50,6 +52,7 @@ from .forms import (
     missing_fields,
     show_when,
 )
+from .merge import fuse
 from .resolution import OPERATOR, EngineResolution, _Choice
 
 logger = logging.getLogger("webtools.web_search")
@@ -71,11 +74,16 @@ OUTPUT_SCHEMA = {
                     "snippet": {"type": "string"},
                     "published": {"type": "string"},
                     "page_age": {"type": "string"},
+                    "queries": {"type": "array", "items": {"type": "string"},
+                                "description": "With queries: those that found this result."},
                 },
                 "required": ["title", "url", "snippet"],
             },
         },
         "engine": {"type": "string", "description": "The id of the engine that answered."},
+        "queries": {"type": "array", "items": {"type": "string"}, "description": "With queries: those asked."},
+        "not_asked": {"type": "array", "items": {"type": "string"},
+                      "description": "With queries: those a limit left no room for."},
         "notes": {"type": "array", "items": {"type": "string"}},
     },
     "required": ["results", "engine"],
@@ -88,6 +96,8 @@ FRESHNESS_VALUES = ("day", "week", "month", "year")
 #: operator's, never a looser one.
 SAFE_SEARCH_LEVELS = ("off", "moderate", "strict")
 MAX_QUERY = 400
+#: The most queries one call may ask at once (``queries``).
+MAX_QUERIES = 5
 MAX_PLACE = 100
 _COUNTRY = re.compile(r"[A-Za-z]{2}\Z")
 _LANGUAGE = re.compile(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\Z")
@@ -212,6 +222,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
                 max_uses=int(options.get("max_uses") or 0),
                 max_uses_message=MAX_USES,
                 output_schema=OUTPUT_SCHEMA,
+                uses=_uses,
             )
         )
 
@@ -238,6 +249,15 @@ class WebSearchPlugin(EngineResolution, Plugin):
                     "minLength": 1,
                     "maxLength": MAX_QUERY,
                     "description": "What to search for.",
+                },
+                "queries": {
+                    "type": "array",
+                    "items": {"type": "string", "minLength": 1, "maxLength": MAX_QUERY},
+                    "minItems": 2,
+                    "maxItems": MAX_QUERIES,
+                    "description": f"Instead of query: 2 to {MAX_QUERIES} different wordings or sides of one "
+                    "question, searched at once. One list comes back, each result with the queries that found "
+                    "it. Each query counts as one search.",
                 },
                 "freshness": {
                     "type": "string",
@@ -284,19 +304,13 @@ class WebSearchPlugin(EngineResolution, Plugin):
                     "description": "Filter adult content; may be stricter than the operator's level, never looser.",
                 },
             },
-            "required": ["query"],
+            # query or queries: the tool checks (a top-level anyOf is refused by some providers).
             "additionalProperties": False,
         }
 
     def search(self, options: Mapping[str, Any], input: Mapping[str, Any], ctx: ToolContext) -> dict:
         """One ``web_search`` call under ``options`` (the operator's validated options)."""
-        query = str(input.get("query") or "").strip()
-        if not query:
-            raise ToolError("The query is empty.", INVALID_TOOL_INPUT)
-        if len(query) > MAX_QUERY:
-            raise ToolError(f"The query is longer than {MAX_QUERY} characters.", QUERY_TOO_LONG)
-        if _SECRET_RUN.search(query):
-            raise ToolError(SECRET_QUERY, INVALID_TOOL_INPUT)
+        queries = _queries(input)
         freshness = input.get("freshness") or None
         if freshness is not None and freshness not in FRESHNESS_VALUES:
             raise ToolError(f"freshness must be one of {', '.join(FRESHNESS_VALUES)}.", INVALID_TOOL_INPUT)
@@ -315,10 +329,19 @@ class WebSearchPlugin(EngineResolution, Plugin):
         language = _language(input.get("language"))
         safe_search = _safe_search(options.get("safe_search") or "moderate", input.get("safesearch"))
 
-        plan = _Plan(
-            options, ctx, input, query=query, freshness=freshness, allowed=allowed, blocked=blocked, count=count,
-            location=location, country=country, language=language, safe_search=safe_search,
-        )
+        def plan_for(query: str, context: ToolContext) -> _Plan:
+            return _Plan(
+                options, context, input, query=query, freshness=freshness, allowed=allowed, blocked=blocked,
+                count=count, location=location, country=country, language=language, safe_search=safe_search,
+            )
+
+        if "queries" not in input:
+            return self._answer(plan_for(queries[0], ctx))
+        return self._several(options, ctx, queries, plan_for, count)
+
+    def _answer(self, plan: _Plan) -> dict:
+        """One query's answer: the engines of the chain in turn, until one answers."""
+        options, ctx = plan.options, plan.ctx
         failures: list[str] = []
         code = UNAVAILABLE
         chain = self.chain(options, ctx)
@@ -332,6 +355,47 @@ class WebSearchPlugin(EngineResolution, Plugin):
                     ctx.limits.cool_down(choice.cool_down_name, err.cool_down)
         ctx.audit(engine=None)
         raise ToolError(" ".join(failures) if failures else NO_ENGINE, code)
+
+    def _several(self, options, ctx: ToolContext, queries: list[str], plan_for, count: int) -> dict:
+        """``queries`` asked at once, each as one search (the same engines, cache and limits), their
+        results merged (``merge.fuse``). The first ones are asked when a limit leaves room for fewer."""
+        granted = min(len(queries), ctx.uses_granted or len(queries))
+        why_not = MAX_USES if granted < len(queries) else ""
+        plans: list[_Plan] = []
+        chain = self.chain(options, ctx)
+        for query in queries[:granted]:
+            # Each query has its own plan, and a context of its own: its citations and audit are
+            # the merged answer's, below.
+            plan = plan_for(query, dataclasses.replace(ctx, citations=Citations(), audit_details={}))
+            try:
+                if chain:
+                    plan.spend(chain[0])  # in query order, so that the first ones get the quota
+            except ToolError as err:
+                if err.code != TOO_MANY_REQUESTS or not plans:
+                    raise
+                why_not = err.message
+                break
+            plans.append(plan)
+        outcomes = shared.fan_out([functools.partial(self._answer, plan) for plan in plans],
+                                  concurrency=int(options.get("engine_concurrency") or 0))
+        answers = [(plan.query, out) for plan, out in zip(plans, outcomes) if isinstance(out, dict)]
+        failed = [(plan.query, out) for plan, out in zip(plans, outcomes) if not isinstance(out, dict)]
+        if not answers:
+            raise failed[-1][1]
+        results = fuse([(query, out["results"]) for query, out in answers], count)
+        for result in results:
+            ctx.cite(result["url"], result["title"])
+        output: dict[str, Any] = {"results": results, "engine": answers[0][1]["engine"],
+                                  "queries": [plan.query for plan in plans]}
+        notes = list(dict.fromkeys(note for _, out in answers for note in out.get("notes", ())))
+        notes += [f"The search for {query!r} failed: {err.message}" for query, err in failed]
+        if len(plans) < len(queries):
+            output["not_asked"] = queries[len(plans):]
+            notes.append(f"{len(queries) - len(plans)} of the queries were not asked: {why_not}")
+        if notes:
+            output["notes"] = notes
+        ctx.audit(engine=output["engine"], queries=len(plans), results=len(results))
+        return output
 
     def _search_with(self, plan: _Plan, choice: _Choice, failures: list[str], *, last: bool) -> dict:
         """One engine's try: the shared cache, the quotas, the engine's line, the request."""
@@ -428,6 +492,30 @@ class WebSearchPlugin(EngineResolution, Plugin):
         if notes:
             output["notes"] = notes
         return output
+
+
+def _uses(input: Mapping[str, Any]) -> int:
+    """The searches a call counts for ``max_uses``: one a query."""
+    queries = input.get("queries")
+    return len(queries) if isinstance(queries, list) and queries else 1
+
+
+def _queries(input: Mapping[str, Any]) -> list[str]:
+    """The call's queries: ``query``, or the distinct ``queries`` in their order; each checked."""
+    if ("query" in input) == ("queries" in input):
+        raise ToolError("Give either query or queries (2 to 5 queries), not both.", INVALID_TOOL_INPUT)
+    raw = [input["query"]] if "query" in input else input["queries"]
+    if not isinstance(raw, list) or not 1 <= len(raw) <= MAX_QUERIES:
+        raise ToolError(f"queries must be a list of 2 to {MAX_QUERIES} queries.", INVALID_TOOL_INPUT)
+    queries = list(dict.fromkeys(str(query or "").strip() for query in raw))
+    for query in queries:
+        if not query:
+            raise ToolError("The query is empty.", INVALID_TOOL_INPUT)
+        if len(query) > MAX_QUERY:
+            raise ToolError(f"The query is longer than {MAX_QUERY} characters.", QUERY_TOO_LONG)
+        if _SECRET_RUN.search(query):
+            raise ToolError(SECRET_QUERY, INVALID_TOOL_INPUT)
+    return queries
 
 
 def shared_max(options: Mapping[str, Any]) -> int:

@@ -11,7 +11,8 @@ import html
 import logging
 import re
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from webtools.exceptions import TOO_MANY_REQUESTS, UNAVAILABLE, ToolCancelled, ToolError
@@ -216,6 +217,24 @@ def log_error_body(engine: Engine, status: int, body: str, secrets: Sequence[str
         parsed = None
     detail = engine.error_detail(parsed) if parsed is not None else None
     logger.info("%s answered HTTP %s: %s", engine.name, status, excerpt(detail or body, secrets, DETAIL_CHARACTERS))
+
+
+def fan_out(asks: Sequence[Callable[[], dict]], *, concurrency: int = 0) -> list[dict | ToolError]:
+    """Run ``asks`` (each one query's whole search) side by side, at most ``concurrency`` at once (0: all
+    at once), and return each one's answer or ``ToolError`` in their order. The engine's own line
+    (``engine_concurrency`` across workers) still holds each request."""
+    if len(asks) == 1:
+        return [_outcome(asks[0])]
+    workers = min(len(asks), concurrency) if concurrency > 0 else len(asks)
+    with ThreadPoolExecutor(workers, thread_name_prefix="webtools-search") as pool:
+        return list(pool.map(_outcome, asks))
+
+
+def _outcome(ask: Callable[[], dict]) -> dict | ToolError:
+    try:
+        return ask()
+    except ToolError as err:
+        return err
 
 
 # -- the results ----------------------------------------------------------------------------------
