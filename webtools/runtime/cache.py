@@ -16,6 +16,14 @@ import threading
 import time
 from typing import Any, Protocol
 
+#: The ``use_cache`` input a tool offers when its operator turned the shared cache on: ``false`` skips
+#: the kept answer (the fresh one replaces it).
+USE_CACHE = {
+    "type": "boolean",
+    "description": "false: a fresh answer, not a copy the server kept from an earlier call. Set it only "
+    "when the user asks for the latest.",
+}
+
 
 class SharedCache(Protocol):
     def get(self, key: str) -> Any | None:

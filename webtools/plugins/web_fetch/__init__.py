@@ -205,7 +205,8 @@ class WebFetchPlugin(Plugin):
         setup.register_tool(Tool(
             name="web_fetch",
             description=DESCRIPTION,
-            input_schema=input_schema(int(options["max_content_tokens"])),
+            input_schema=input_schema(int(options["max_content_tokens"]),
+                                      shared_cache=bool(options.get("cache_ttl_seconds"))),
             handler=WebFetch(FetchOptions.from_options(options)),
             default_enabled=True,
             user_toggle=bool(options.get("user_toggle", True)),

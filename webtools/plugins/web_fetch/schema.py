@@ -2,6 +2,8 @@
 ``tool``)."""
 from __future__ import annotations
 
+from webtools.runtime.cache import USE_CACHE
+
 DESCRIPTION = (
     "Fetch a web page or document, such as a PDF, and return its main text. For a web page, type says "
     "what kind of page it is (article, forum, product, listing, collection, service or documentation): a "
@@ -17,9 +19,10 @@ MAX_QUERY = 400
 MAX_URL = 2048
 
 
-def input_schema(max_content_tokens: int) -> dict:
-    """The tool's input schema, telling the model the operator's cap on a part's tokens."""
-    return {
+def input_schema(max_content_tokens: int, shared_cache: bool = False) -> dict:
+    """The tool's input schema, telling the model the operator's cap on a part's tokens; ``use_cache``
+    when the operator's shared cache is on."""
+    schema = {
         "type": "object",
         "properties": {
             "url": {"type": "string", "maxLength": MAX_URL, "description": "The http or https URL to fetch."},
@@ -46,6 +49,9 @@ def input_schema(max_content_tokens: int) -> dict:
         "required": ["url"],
         "additionalProperties": False,
     }
+    if shared_cache:
+        schema["properties"]["use_cache"] = USE_CACHE
+    return schema
 
 
 _TEXT = {"type": "string"}

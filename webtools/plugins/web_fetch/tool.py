@@ -187,7 +187,7 @@ class WebFetch:
         page = ctx.turn_cache.get(cache_key)
         ctx.audit(host=url.host, cached=page is not None)
         if page is None:
-            page = self.shared_or_download(url, ctx, deadline)
+            page = self.shared_or_download(url, ctx, deadline, fresh=input.get("use_cache") is False)
             ctx.turn_cache[cache_key] = page
         total = len(page.text)
         if offset > 0 and offset >= total:
@@ -233,8 +233,10 @@ class WebFetch:
 
     # -- download -----------------------------------------------------------------------------------
 
-    def shared_or_download(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> Page:
-        """The page from the shared cache, or downloaded within the user's limits (and then shared)."""
+    def shared_or_download(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None, *,
+                           fresh: bool = False) -> Page:
+        """The page from the shared cache (unless ``fresh``: the model asked for ``use_cache: false``), or
+        downloaded within the user's limits (and then shared)."""
         options = self.options
         deadline = deadline or Deadline(options.timeout_seconds, ctx.signal)
         key = None
@@ -246,7 +248,7 @@ class WebFetch:
                 options.document_characters, options.max_html_bytes, options.render_javascript,
                 options.render_with, ctx.user_agent, options.respect_content_signals,
             )
-            hit = ctx.shared_cache.get(key)
+            hit = None if fresh else ctx.shared_cache.get(key)
             if hit is not None:
                 ctx.audit(shared_cache=True)
                 return Page(*hit)

@@ -27,7 +27,7 @@ from webtools.conf import get_setting
 from webtools.exceptions import INVALID_TOOL_INPUT, QUERY_TOO_LONG, TOO_MANY_REQUESTS, UNAVAILABLE, ToolError
 from webtools.runtime import Deadline, Plugin, PluginSetup, Tool, ToolContext, domains, limits
 from webtools.runtime.context import Citations
-from webtools.runtime.cache import cache_key
+from webtools.runtime.cache import USE_CACHE, cache_key
 
 from . import search as shared
 from .engines import ENGINES
@@ -194,7 +194,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
                 Tool(
                     name=TOOL_NAME,
                     description=DESCRIPTION,
-                    input_schema=self.input_schema(shared_max(options)),
+                    input_schema=self.input_schema(shared_max(options), bool(options.get("cache_ttl_seconds"))),
                     handler=_not_set_up,
                     default_enabled=False,
                     user_toggle=bool(options.get("user_toggle", True)),
@@ -212,7 +212,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
             Tool(
                 name=TOOL_NAME,
                 description=self.description(self.by_id[options["engine"]]),
-                input_schema=self.input_schema(shared_max(options)),
+                input_schema=self.input_schema(shared_max(options), bool(options.get("cache_ttl_seconds"))),
                 handler=handler,
                 default_enabled=bool(options["enabled_by_default"]),
                 user_toggle=bool(options["user_toggle"]),
@@ -235,13 +235,13 @@ class WebSearchPlugin(EngineResolution, Plugin):
         return DESCRIPTION
 
     @staticmethod
-    def input_schema(max_results: int) -> dict:
+    def input_schema(max_results: int, shared_cache: bool = False) -> dict:
         domains = {
             "type": "array",
             "items": {"type": "string", "minLength": 1, "maxLength": 253},
             "maxItems": 50,
         }
-        return {
+        schema = {
             "type": "object",
             "properties": {
                 "query": {
@@ -307,6 +307,9 @@ class WebSearchPlugin(EngineResolution, Plugin):
             # query or queries: the tool checks (a top-level anyOf is refused by some providers).
             "additionalProperties": False,
         }
+        if shared_cache:
+            schema["properties"]["use_cache"] = USE_CACHE
+        return schema
 
     def search(self, options: Mapping[str, Any], input: Mapping[str, Any], ctx: ToolContext) -> dict:
         """One ``web_search`` call under ``options`` (the operator's validated options)."""
@@ -437,7 +440,8 @@ class WebSearchPlugin(EngineResolution, Plugin):
                 request.language, dataclasses.astuple(request.location) if request.location else None,
                 request.allowed_domains, request.blocked_domains, plan.count,
             )
-            hit = ctx.shared_cache.get(key)
+            # use_cache: false asks for a fresh answer; it still replaces the kept one.
+            hit = None if plan.input.get("use_cache") is False else ctx.shared_cache.get(key)
             if hit is not None:
                 ctx.audit(cached=True)
                 return self._output(plan, choice, hit, failures)
