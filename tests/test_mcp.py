@@ -30,7 +30,7 @@ from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
 from tests.test_integrations_openai import web  # noqa: F401  (the fixture)
 from webtools.plugins.web_fetch.tool import NOT_FROM_CONVERSATION
-from webtools.plugins.web_fetch.tool import OUTPUT_SCHEMA as FETCH_OUTPUT
+from webtools.plugins.web_fetch.schema import OUTPUT_SCHEMA as FETCH_OUTPUT
 from webtools.plugins.web_search import OUTPUT_SCHEMA as SEARCH_OUTPUT
 from webtools.runtime import Turn
 

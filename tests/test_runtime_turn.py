@@ -371,13 +371,15 @@ def test_a_provenance_refusal_carries_its_code_and_url_and_is_not_a_use():
     refused = [turn.call("fetch", {"text": "https://a.example/x"}) for _ in range(3)]
     assert all(r.is_error and r.error_code == URL_NOT_IN_PRIOR_CONTEXT for r in refused)
     assert refused[0].unseen_url == "https://a.example/x"
-    assert refused[0].output == {"error": "Fetch only URLs from the conversation."}
+    assert refused[0].output == {"error": "Fetch only URLs from the conversation.",
+                                 "error_code": URL_NOT_IN_PRIOR_CONTEXT}
     turn.urls.confirm("https://A.example/x#top")
     assert turn.call("fetch", {"text": "https://a.example/x"}).is_error is False  # the one use left
     limited = turn.call("fetch", {"text": "https://a.example/x"})
-    assert limited.output == {"error": "The fetch limit for this answer is reached."}
+    assert limited.output == {"error": "The fetch limit for this answer is reached.",
+                              "error_code": "max_uses_exceeded"}
     other = turn_with(Tool("fail", "", TEXT_SCHEMA, lambda i, c: (_ for _ in ()).throw(ToolError("No."))))
-    assert other.call("fail", {"text": "x"}).error_code is None
+    assert other.call("fail", {"text": "x"}).error_code == "unavailable"  # a ToolError that names no code
 
 
 def test_confirming_a_url_marks_only_that_url_as_seen():
