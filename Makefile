@@ -41,6 +41,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/focus.py
 	$(BIN)/python bench/provenance.py
 	$(BIN)/python bench/redaction.py
+	$(BIN)/python bench/concurrent_saves.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
