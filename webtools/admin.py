@@ -246,7 +246,7 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         held until the save's transaction ends (the admin's change view runs in one), so a save here and
         one on *Keys per engine* at once never lose each other's keys."""
         obj = super().get_object(request, object_id, from_field)
-        if obj is not None and request.method == "POST":
+        if obj is not None and request.method == "POST" and transaction.get_connection().in_atomic_block:
             obj = PluginOptions.locked(pk=obj.pk)
         plugin = get_plugin(obj.plugin) if obj is not None else None
         if plugin is not None:
