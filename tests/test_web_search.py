@@ -460,13 +460,24 @@ def test_user_google_without_cx_is_an_error(server, plain):
     assert message == "Add your Google Programmable Search Search engine ID (cx) in the web search settings."
 
 
-def test_user_google_borrows_the_operators_cx_only_with_the_operators_engine(server, plain):
+def test_a_users_own_google_key_never_borrows_the_operators_cx(server, plain):
+    # The user's key makes the search the user's account: the operator's values fill no blank beside it.
     opts = options(engine="google", cx="admin-cx")
-    call(opts, {"query": "django"}, http=plain, user_settings={"engine": "google", "api_key": USER_KEY})
+    message = error_of(opts, {"query": "django"}, http=plain,
+                       user_settings={"engine": "google", "api_key": USER_KEY})
+    assert message == "Add your Google Programmable Search Search engine ID (cx) in the web search settings."
+    assert server.requests == []
+    call(opts, {"query": "django"}, http=plain,
+         user_settings={"engine": "google", "api_key": USER_KEY, "cx": "user-cx"})
     request = server.requests[-1]
-    assert request["query"]["cx"] == ["admin-cx"]
-    assert request["headers"]["X-Goog-Api-Key"] == USER_KEY
-    assert "key" not in request["query"]
+    assert request["query"]["cx"] == ["user-cx"] and request["headers"]["X-Goog-Api-Key"] == USER_KEY
+
+
+def test_a_user_without_a_key_on_the_operators_google_searches_on_the_operators_account(server, plain):
+    opts = options(engine="google", cx="admin-cx")
+    call(opts, {"query": "django"}, http=plain, user_settings={"engine": "google"})
+    request = server.requests[-1]
+    assert request["query"]["cx"] == ["admin-cx"] and request["headers"]["X-Goog-Api-Key"] == ADMIN_KEY
 
 
 # -- roles ------------------------------------------------------------------------------------------------

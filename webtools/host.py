@@ -136,6 +136,7 @@ def validate_settings(
     show_when: ShowWhen | None = None,
     stored_values: Mapping[str, Any] | None = None,
     kept: Iterable[str] = (),
+    roles: Iterable[str] | None = None,
 ) -> ValidatedSettings:
     """Validate ``data`` with ``form_class``, a blank secret keeping its stored value unless cleared.
 
@@ -146,8 +147,9 @@ def validate_settings(
     none. The plain fields named in ``kept`` (``Plugin.kept_per_scope``) are kept per value the same
     way, a blank one bringing back its stored value. ``stored_values`` are the values stored so far.
 
-    The form's ``clean()`` may read two more attributes, set before it runs: ``kept``, every value and
-    secret stored per scope (``api_key@brave``, ``base_url@searxng``), and ``stored_values``.
+    The form's ``clean()`` may read three more attributes, set before it runs: ``kept``, every value and
+    secret stored per scope (``api_key@brave``, ``base_url@searxng``), ``stored_values``, and ``roles``,
+    the roles of the user whose settings these are (None for the operator's options).
     """
     show_when = show_when or {}
     stored_values = stored_values or {}
@@ -176,6 +178,7 @@ def validate_settings(
     form = form_class(data=data)
     form.kept = {**stored_kept, **{key: value for key, value in stored.items() if "@" in key}}
     form.stored_values = dict(stored_values)
+    form.roles = None if roles is None else frozenset(roles)
     values: dict[str, Any] = {}
     secrets: dict[str, str] = {}
     if form.is_valid() and typed:
@@ -314,7 +317,8 @@ def build_registry(options: Mapping[str, LoadedOptions] | None = None) -> tuple[
     for plugin_id, plugin in get_plugins().items():
         opts = options[plugin_id] if options and plugin_id in options else load_options(plugin, rows.get(plugin_id))
         loaded[plugin_id] = opts
-        plugin.setup(PluginSetup(plugin_id, opts.effective, registry, ingesters, configured=opts.configured))
+        plugin.setup(PluginSetup(plugin_id, opts.effective, registry, ingesters, configured=opts.configured,
+                                 saved=opts.saved))
     return registry, ingesters, loaded
 
 

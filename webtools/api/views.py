@@ -24,6 +24,7 @@ from ..host import (
     get_plugins,
     secret_scopes,
     secrets_in_force,
+    user_roles,
     validate_settings,
 )
 from ..models import UserPluginSettings, UserToolSetting
@@ -246,7 +247,8 @@ class UserPluginSettingsView(SettingsAPIView):
         with transaction.atomic():
             row = UserPluginSettings.locked(user=request.user, plugin=plugin_id)
             checked = validate_settings(
-                form, data, _stored_secrets(row), clear, show_when=show_when, stored_values=row.values or {}
+                form, data, _stored_secrets(row), clear, show_when=show_when, stored_values=row.values or {},
+                roles=user_roles(request.user),
             )
             if not checked.is_valid():
                 transaction.set_rollback(True)

@@ -129,6 +129,9 @@ class PluginSetup:
     ingesters: Ingesters
     configured: bool = True
     errors: list[str] = field(default_factory=list)
+    #: Whether the operator ever saved these options (``configured`` is False for options never saved
+    #: when the operator must choose something, such as web search's engine).
+    saved: bool = True
 
     def register_tool(self, tool: Tool) -> None:
         self.registry.register(tool, self.plugin_id)

@@ -53,7 +53,7 @@ from .forms import (
     show_when,
 )
 from .merge import fuse
-from .resolution import OPERATOR, EngineResolution, _Choice
+from .resolution import NOT_SET_UP, OPERATOR, EngineResolution, _Choice
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -102,7 +102,6 @@ MAX_PLACE = 100
 _COUNTRY = re.compile(r"[A-Za-z]{2}\Z")
 _LANGUAGE = re.compile(r"([A-Za-z]{2,3})(?:[-_][A-Za-z0-9]{1,8})*\Z")
 
-NOT_SET_UP = "Web search is not set up yet: the operator has to choose a search engine first."
 NO_ENGINE = "No search engine could take the search."
 MAX_USES = "The search limit for this answer is reached. Answer with the results you have."
 SECRET_QUERY = (
@@ -125,10 +124,13 @@ class _Plan:
         self.deadline = Deadline(shared.TIMEOUT, ctx.signal)
         self._minute: limits.Reservation | None = None
         self._daily: limits.Reservation | None = None
+        self._sent = False
 
     def spend(self, choice: _Choice) -> None:
-        """Count this call before its first request: per minute for everyone, per day on the operator's
-        account. A cached answer spends nothing; fallbacks within the call are not counted again."""
+        """Reserve this call's counts before its first request: per minute for everyone, per day on the
+        operator's account. A cached answer spends nothing; fallbacks within the call are not counted
+        again. What is reserved is charged only once a request leaves (``sending``): ``settle`` gives it
+        back otherwise."""
         user = self.ctx.user or "anonymous"
         if self._minute is None:
             per_minute = int(self.options.get("user_searches_per_minute") or 0)
@@ -144,6 +146,19 @@ class _Plan:
             self._daily = limits.take(
                 self.ctx.limits, limits.Counter(limits.DAY, f"{TOOL_NAME}:user:{user}"), per_day, message
             )
+
+    def sending(self) -> None:
+        """A request is being handed to an engine: the reserved counts are spent."""
+        self._sent = True
+
+    def settle(self) -> None:
+        """At the call's end: when no request left (every engine busy, cooling down, out of time, or a
+        refusal before sending), give back what ``spend`` reserved, so that a search never sent is
+        never charged."""
+        if not self._sent:
+            for reservation in (self._minute, self._daily):
+                if reservation is not None:
+                    reservation.release()
 
 
 class WebSearchPlugin(EngineResolution, Plugin):
@@ -189,7 +204,11 @@ class WebSearchPlugin(EngineResolution, Plugin):
 
     def setup(self, setup: PluginSetup) -> None:
         options = dict(setup.options)
-        if not setup.configured or options.get("engine") not in self.by_id:
+        engine = self.by_id.get(options.get("engine") or "")
+        # Options never saved (or saved without an engine): users who bring an engine and key of their
+        # own search with it; everyone else is told the operator has not set web search up.
+        users_only = engine is None and options.get("user_engines", True) and (setup.configured or not setup.saved)
+        if not users_only and (not setup.configured or engine is None):
             setup.register_tool(
                 Tool(
                     name=TOOL_NAME,
@@ -211,11 +230,11 @@ class WebSearchPlugin(EngineResolution, Plugin):
         setup.register_tool(
             Tool(
                 name=TOOL_NAME,
-                description=self.description(self.by_id[options["engine"]]),
+                description=self.description(engine) if engine else DESCRIPTION,
                 input_schema=self.input_schema(shared_max(options), bool(options.get("cache_ttl_seconds"))),
                 handler=handler,
-                default_enabled=bool(options["enabled_by_default"]),
-                user_toggle=bool(options["user_toggle"]),
+                default_enabled=bool(options.get("enabled_by_default")),
+                user_toggle=bool(options.get("user_toggle", True)),
                 untrusted=True,
                 title=TITLE,
                 help_text=HELP_TEXT,
@@ -348,14 +367,17 @@ class WebSearchPlugin(EngineResolution, Plugin):
         failures: list[str] = []
         code = UNAVAILABLE
         chain = self.chain(options, ctx)
-        for index, choice in enumerate(chain):
-            try:
-                return self._search_with(plan, choice, failures, last=index == len(chain) - 1)
-            except (shared.EngineDown, limits.Busy) as err:
-                failures.append(err.message)
-                code = err.code  # the last engine's failure is the call's
-                if isinstance(err, shared.EngineDown):
-                    ctx.limits.cool_down(choice.cool_down_name, err.cool_down)
+        try:
+            for index, choice in enumerate(chain):
+                try:
+                    return self._search_with(plan, choice, failures, last=index == len(chain) - 1)
+                except (shared.EngineDown, limits.Busy) as err:
+                    failures.append(err.message)
+                    code = err.code  # the last engine's failure is the call's
+                    if isinstance(err, shared.EngineDown):
+                        ctx.limits.cool_down(choice.cool_down_name, err.cool_down)
+        finally:
+            plan.settle()
         ctx.audit(engine=None)
         raise ToolError(" ".join(failures) if failures else NO_ENGINE, code)
 
@@ -455,6 +477,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
             f"{engine.name} is busy with other searches.",
             wait=min(limits.QUEUE_SECONDS, plan.deadline.remaining() or 0.0), signal=ctx.signal,
         ):
+            plan.sending()
             ctx.limits.record(limits.Usage(ctx.user, TOOL_NAME, engine.id, choice.owner == OPERATOR))
             left = plan.deadline.remaining() or 0.0
             # An engine followed by others gets a share of the time left, so they still have some.

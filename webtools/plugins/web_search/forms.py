@@ -98,6 +98,31 @@ def missing_fields(engine: Engine, values: Mapping[str, Any]) -> list[tuple[str,
     return missing
 
 
+def own_account(engine: Engine, values: Mapping[str, Any]) -> bool:
+    """Whether ``values`` (a user's) hold what makes a search the user's own account: their key, or
+    for an engine without one, the address of their own instance. An engine that needs neither searches
+    from the server's own address: never the user's account (``resolution``)."""
+    if engine.needs_key:
+        return bool(values.get("api_key"))
+    if engine.needs_base_url:
+        return bool(values.get("base_url"))
+    return False
+
+
+NO_SITE_ENGINE = (
+    "This site has no search engine of its own: pick an engine and add your own key in the web search "
+    "settings to search the web."
+)
+
+
+def from_server_address(engine: Engine) -> str:
+    """Why a user without a role may not search with an engine that needs no key (DuckDuckGo)."""
+    return (
+        f"{engine.name} searches from this site's own server address, which the operator gives only to some "
+        "users: pick an engine with a key of your own in the web search settings."
+    )
+
+
 def engine_fields(engine: Engine) -> tuple[str, ...]:
     """The fields that give ``engine`` what it needs: its key, base URL and its own fields."""
     return ("api_key", "base_url", *engine.extra_fields)
@@ -298,12 +323,31 @@ def build_user_settings_form(engines: Sequence[Engine], options: Mapping[str, An
     }
 
     def clean(self) -> dict:
+        """What the user picked must be able to search, said at save: their own key (the operator's
+        values fill no blank beside it); the operator's engine only for a role that may use it; an
+        engine without a key (the server's address) only for such a role. ``roles`` (set by the shell:
+        ``host.validate_settings``) is None where the user is not known: those checks are left out."""
         cleaned = forms.Form.clean(self)
         engine_id = cleaned.get("engine") or DEFAULT
         cleaned["engine"] = engine_id
+        roles = getattr(self, "roles", None)
+        may_use_admin = roles is None or bool(set(options.get("admin_engine_roles") or ()) & set(roles))
+        if engine_id == DEFAULT:
+            if not admin_engine:
+                self.add_error("engine", NO_SITE_ENGINE)
+            elif not may_use_admin:
+                self.add_error("engine", _("This site's engine is not open to you: pick an engine and add your "
+                                           "own key."))
+            return cleaned
         engine = by_id.get(engine_id)
-        # With the operator's engine a blank may be filled from the operator's options at search time.
-        if engine is not None and engine.id != admin_engine:
+        if engine is None:
+            return cleaned
+        own = own_account(engine, cleaned)
+        if not own and not missing_fields(engine, {}) and not may_use_admin:
+            self.add_error("engine", from_server_address(engine))
+        # The operator's values fill the blanks only of a user without a key of their own on the
+        # operator's engine, and only for a role that may use it.
+        if own or engine.id != admin_engine or not may_use_admin:
             for name, what in missing_fields(engine, cleaned):
                 if name not in self.errors:
                     self.add_error(
