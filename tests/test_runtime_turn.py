@@ -104,10 +104,10 @@ def test_tool_error_becomes_an_error_result_and_is_wrapped_for_untrusted_tools()
 
 
 def test_unexpected_exception_becomes_a_generic_error_logged_with_traceback_and_no_secret(caplog):
-    secret = "sk-live-abcdef1234567890"
+    secret, share = "sk-live-abcdef1234567890", "share-token-9"
 
     def crash(i, c):
-        raise RuntimeError(f"boom while calling https://api.example/?key={secret}")
+        raise RuntimeError(f"boom while calling https://api.example/v1/{secret}/q?key={secret}&share={share}")
 
     turn = turn_with(Tool("calc", "", TEXT_SCHEMA, crash), secrets=[secret])
     with caplog.at_level(logging.ERROR, logger="webtools.turn"):
@@ -116,6 +116,8 @@ def test_unexpected_exception_becomes_a_generic_error_logged_with_traceback_and_
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "Traceback" in logged and "RuntimeError: boom" in logged
     assert secret not in logged and "[redacted]" in logged
+    # URLs in the trace are shown without their query: a share token never reaches the log either.
+    assert share not in logged and "https://api.example/v1/[redacted]/q" in logged
     assert secret not in result.model_text
 
 

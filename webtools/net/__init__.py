@@ -10,6 +10,8 @@ The floor of the house: ``net`` may import the base only, nothing else of webtoo
 """
 from __future__ import annotations
 
+import logging
+
 from .client import HttpClient, client_for
 from .connection import system_resolver
 from .deadline import CancelSignal
@@ -26,7 +28,12 @@ from .errors import (
 )
 from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, Rule, Verdict
 from .response import ACCEPTED_CODINGS, Response
-from .urls import URL, read_url
+from .urls import URL, QueryFreeLogs, display_url, displayed_urls, read_url
+
+# urllib3 logs every request line, query included, at DEBUG; the query holds what users search for.
+_URLLIB3 = logging.getLogger("urllib3.connectionpool")
+if not any(isinstance(f, QueryFreeLogs) for f in _URLLIB3.filters):
+    _URLLIB3.addFilter(QueryFreeLogs())
 
 __all__ = [
     "ACCEPTED_CODINGS",
@@ -49,6 +56,8 @@ __all__ = [
     "URL",
     "Verdict",
     "client_for",
+    "display_url",
+    "displayed_urls",
     "read_url",
     "system_resolver",
 ]

@@ -32,6 +32,7 @@ way.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import re
 from dataclasses import dataclass
 from urllib.parse import unquote_to_bytes, urljoin
@@ -43,7 +44,10 @@ from urllib3.util import parse_url
 
 from .errors import InvalidURL
 
-__all__ = ["DEFAULT_PORTS", "URL", "display_url", "ends_in_a_number", "read_url"]
+__all__ = [
+    "DEFAULT_PORTS", "URL", "URL_IN_TEXT", "QueryFreeLogs", "display_url", "displayed_urls", "ends_in_a_number",
+    "read_url",
+]
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -130,6 +134,50 @@ def display_url(url: str | URL) -> str:
             except InvalidURL:
                 pass
     return "(unreadable URL)"
+
+
+#: An http(s) URL in running text, up to whitespace or a character no URL holds unescaped.
+URL_IN_TEXT = re.compile(r"""https?://[^\s<>"'`\\^{}|]+""", re.I)
+
+
+def displayed_urls(text: str) -> str:
+    """``text`` with every http(s) URL in it shown as ``display_url`` shows one: without user info,
+    query or fragment. What error messages, signals and logs pass through: a query may carry a share
+    token or a session, and a message is copied into logs and audit events the user never sees."""
+    if not isinstance(text, str) or "://" not in text:
+        return text
+    return URL_IN_TEXT.sub(lambda match: _displayed(match.group(0)), text)
+
+
+def _displayed(url: str) -> str:
+    # Sentence punctuation after a URL stays outside it, as provenance reads it.
+    body = url.rstrip(".,;:!?)]*_'\"»”’")
+    if not any(mark in body for mark in "?#@"):
+        return url  # nothing to drop: the URL as it was written
+    shown = display_url(body)
+    return (shown if shown != "(unreadable URL)" else "(a URL)") + url[len(body):]
+
+
+class QueryFreeLogs(logging.Filter):
+    """Drops the query and fragment from the URLs and request targets a library logs (urllib3 writes
+    each request line at DEBUG: ``"GET /search?q=my+private+question HTTP/1.1" 200``): queries carry
+    what users search for, and keys. Installed on ``urllib3.connectionpool`` by ``webtools.net``."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, tuple) and any(isinstance(a, str) and "?" in a for a in record.args):
+            record.args = tuple(_target_without_query(a) if isinstance(a, str) else a for a in record.args)
+        elif isinstance(record.msg, str) and "?" in record.msg and not record.args:
+            record.msg = _target_without_query(record.msg)
+        return True
+
+
+def _target_without_query(text: str) -> str:
+    """A request target or URL (``/path?q=...``, ``https://host/path?q=...``) with its query shown as
+    ``?…``; any other text as it is, its http(s) URLs shown without query."""
+    if text.startswith("/"):
+        path, sep, _query = text.partition("?")
+        return path.partition("#")[0] + ("?…" if sep else "")
+    return displayed_urls(text)
 
 
 def read_url(url: str | URL, *, base: URL | None = None) -> URL:

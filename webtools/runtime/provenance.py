@@ -22,17 +22,15 @@ MCP door all call ``ConversationUrls``):
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Iterable, Mapping
 from typing import Any
 
 from webtools.net import InvalidURL, read_url
+from webtools.net.urls import URL_IN_TEXT as _URL
 
 from .wrapping import unwrap_untrusted
 
-#: An http(s) URL in running text, up to whitespace or a character no URL holds unescaped.
-_URL = re.compile(r"""https?://[^\s<>"'`\\^{}|]+""", re.I)
 #: Characters that end a sentence or close Markdown around a URL rather than belong to it.
 _TRAILING = ".,;:!?)]*_'\"»”’"
 #: A conversation's record stays bounded: a turn that reads a hundred link-heavy pages is far below.

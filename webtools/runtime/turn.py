@@ -22,6 +22,7 @@ from webtools.exceptions import (
     ToolError,
     UnseenURL,
 )
+from webtools.net import displayed_urls
 
 from .context import CancelSignal, Citations, ToolContext
 from . import json_input
@@ -232,12 +233,12 @@ class Turn:
             if isinstance(err, UnseenURL):
                 for use in uses:
                     use.release()  # refused before anything was sent: not a use
-            return self._result(name, call_id, input, ToolError(redact(err.message, self._secrets), err.code), tool,
-                                cited, unseen_url=getattr(err, "url", None))
+            return self._result(name, call_id, input, err, tool, cited, unseen_url=getattr(err, "url", None))
         except Exception:
             if self.signal.cancelled:
                 return self._result(name, call_id, input, ToolCancelled(), tool, cited)
-            logger.error("Tool %s failed.\n%s", name, redact(traceback.format_exc(), self._secrets))
+            trace = redact(displayed_urls(traceback.format_exc()), self._secrets)
+            logger.error("Tool %s failed.\n%s", name, trace)
             return self._result(name, call_id, input, ToolError(UNEXPECTED_ERROR, UNAVAILABLE), tool, cited)
         return ToolResult(
             tool=name,
@@ -277,8 +278,11 @@ class Turn:
         return ToolError(f"Invalid input for {tool.name}: {where + ': ' if where else ''}{message}", code)
 
     def _result(self, name, call_id, input, error: ToolError, tool, cited, *, unseen_url=None) -> ToolResult:
-        """An error result: the message and its stable code (``ToolError.code``), the one place they meet."""
-        output = {"error": error.message, "error_code": error.code}
+        """An error result: the message and its stable code (``ToolError.code``), the one place they meet.
+        The message goes to the model, the host's signals and logs: every URL in it is shown without user
+        info, query or fragment (a share token in a query stays out of all three), and no spelling of a
+        key is left in what remains."""
+        output = {"error": redact(displayed_urls(error.message), self._secrets), "error_code": error.code}
         untrusted = bool(tool and tool.untrusted)
         return ToolResult(
             tool=name,

@@ -159,7 +159,7 @@ def scrape(service: Service, url: str, *, client: Any, api_key: str = "", timeou
     secrets = [api_key] if api_key else []
 
     def fail(message: str, detail: str = "") -> ToolError:
-        logger.info("Rendering %s with %s failed: %s %s", url, name, message,
+        logger.info("Rendering %s with %s failed: %s %s", net.displayed_urls(str(url)), name, message,
                     excerpt(detail, secrets, DETAIL_CHARACTERS))
         return ToolError(message)
 

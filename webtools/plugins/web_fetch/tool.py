@@ -20,6 +20,7 @@ from webtools.net import (
     InvalidURL,
     NetError,
     Response,
+    displayed_urls,
     read_url,
 )
 from webtools.exceptions import (
@@ -450,7 +451,8 @@ class WebFetch:
                 cancel=ctx.signal,
             )
         except render.RendererUnavailable as err:
-            logger.warning("web_fetch could not render %s with JavaScript: %s", page.url, err)
+            logger.warning("web_fetch could not render %s with JavaScript: %s", displayed_urls(page.url),
+                           displayed_urls(str(err)))
             return page
         except render.RenderFailed as err:
             # A refused navigation, or a page that needed too much memory, crashed the browser or started

@@ -18,6 +18,8 @@ from lxml import etree
 from webtools._vendor import readability
 from webtools._vendor.readability import Document
 
+from webtools.net import displayed_urls
+
 from .page import ELEMENT_CLASSES, absolutize
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -214,7 +216,7 @@ def readability_article(doc: lxml.html.HtmlElement, url: str, base: str) -> lxml
     try:
         article_html = _Readability(doc, url=url).summary(html_partial=True)
     except Exception:  # readability raises Unparseable (and worse) on odd trees
-        logger.debug("readability failed on %s", url, exc_info=True)
+        logger.debug("readability failed on %s", displayed_urls(str(url)), exc_info=True)
         return None
     if not article_html:
         return None
@@ -292,7 +294,7 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.Html
             include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
         )
     except Exception:  # trafilatura guards itself, but a candidate must never break extraction
-        logger.debug("trafilatura failed on %s", base, exc_info=True)
+        logger.debug("trafilatura failed on %s", displayed_urls(str(base)), exc_info=True)
         return None
     if result is None or result.body is None or not len(result.body):
         return None
