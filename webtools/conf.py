@@ -61,6 +61,10 @@ DEFAULTS: dict[str, Any] = {
         # Seconds of the window in which a tool's ``max_uses`` counts a user's calls, across sessions.
         "USES_WINDOW": 10 * 60,
     },
+    # Seconds after which a turn reads the user's roles, settings and tool switches and the operator's
+    # options again before its next call (0: before every call), so a long turn (an MCP session, an
+    # agent's long loop) never keeps a role or a key the operator took away.
+    "TURN_REFRESH_SECONDS": 120,
 }
 
 _MISSING = object()

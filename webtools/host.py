@@ -22,7 +22,7 @@ from django.http import QueryDict
 
 from . import conf, crypto
 from .exceptions import WebtoolsConfigurationError
-from .runtime import Ingesters, Plugin, PluginSetup, Registry, Tool, Turn, scoped, secret_fields
+from .runtime import Ingesters, Plugin, PluginSetup, Registry, Tool, Turn, TurnState, scoped, secret_fields
 from .signals import send_call_signals
 from .stores import DjangoCache, DjangoStore
 
@@ -419,6 +419,7 @@ def start_turn(
     requested_tools: Iterable[str] | None = None,
     supports_tools: bool = True,
     messages: Iterable[str] = (),
+    refresh_seconds: float | None = None,
     **carried: Any,
 ) -> Turn:
     """Start a turn for ``user``: the host's entry point.
@@ -431,32 +432,50 @@ def start_turn(
     ``carried`` is what a door that keeps a conversation across turns hands from one to the next:
     ``urls``, ``turn_cache`` and ``uses`` (see ``Turn``); the MCP door starts a turn per call this way,
     so every call reads the user's roles and the operator's options afresh.
+
+    A turn that lasts reads the user's roles, settings and switches and the operator's options again
+    before a call once ``refresh_seconds`` (default ``WEBTOOLS["TURN_REFRESH_SECONDS"]``, 120) have
+    passed; 0 reads them before every call.
     """
-    registry, ingesters, loaded = build_registry()
-    rows = _user_rows(user)
-    settings_by_plugin = {plugin_id: effective for plugin_id, (effective, _all) in rows.items()}
-    # Every key the user stored is masked, the other engines' too.
-    secrets = [v for opts in loaded.values() for v in (*opts.secrets.values(), *opts.kept_secrets.values())]
-    secrets += [v for _effective, stored in rows.values() for v in stored if v]
+    state, ingesters = turn_state(user)
     agent = conf.user_agent()
     guarded, plain = http_clients(agent)
     return Turn(
-        registry=registry,
+        registry=state.registry,
         ingesters=ingesters,
         user=str(user.pk) if user is not None and user.pk is not None else "",
         conversation=str(conversation or ""),
-        roles=user_roles(user),
-        choices=tool_choices(user),
+        roles=state.roles,
+        choices=state.choices,
         requested_tools=requested_tools,
         supports_tools=supports_tools,
         fetch=guarded,
         http=plain,
-        settings=settings_by_plugin,
-        secrets=secrets,
+        settings=state.settings,
+        secrets=state.secrets,
         user_agent=agent,
         on_call=send_call_signals,
         messages=messages,
         limits=DjangoStore(),
         shared_cache=DjangoCache(),
+        refresh=lambda: turn_state(user)[0],
+        refresh_seconds=conf.get_setting("TURN_REFRESH_SECONDS") if refresh_seconds is None else refresh_seconds,
         **carried,
     )
+
+
+def turn_state(user) -> tuple[TurnState, Ingesters]:
+    """What a turn of ``user`` reads from the database: the registry under the operator's options, the
+    user's roles, settings and tool switches, and every secret to mask (the operator's and the user's,
+    other engines' included). ``start_turn`` reads it at the start and again when the turn refreshes."""
+    if user is not None and getattr(user, "pk", None) is not None:
+        fresh = type(user)._default_manager.filter(pk=user.pk).first()
+        user = fresh if fresh is not None else user
+    registry, ingesters, loaded = build_registry()
+    rows = _user_rows(user)
+    settings_by_plugin = {plugin_id: effective for plugin_id, (effective, _all) in rows.items()}
+    secrets = [v for opts in loaded.values() for v in (*opts.secrets.values(), *opts.kept_secrets.values())]
+    secrets += [v for _effective, stored in rows.values() for v in stored if v]
+    state = TurnState(registry=registry, roles=user_roles(user), settings=settings_by_plugin,
+                      choices=tool_choices(user), secrets=frozenset(secrets))
+    return state, ingesters

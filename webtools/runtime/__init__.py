@@ -23,7 +23,7 @@ from .plugins import (
 )
 from .redaction import excerpt, masked_in_logs, redact
 from .tools import Registry, Tool, ToolResult, select_tools
-from .turn import Turn
+from .turn import Turn, TurnState
 from .wrapping import output_text, replay, wrap_untrusted
 
 __all__ = [
@@ -47,6 +47,7 @@ __all__ = [
     "ToolError",
     "ToolResult",
     "Turn",
+    "TurnState",
     "TurnError",
     "URL_NOT_IN_PRIOR_CONTEXT",
     "UnseenURL",

@@ -3,11 +3,13 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 import time
 import traceback
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
 from typing import Any
 
 import jsonschema
@@ -43,6 +45,19 @@ UNEXPECTED_ERROR = "The tool failed unexpectedly. The error was logged for the o
 MAX_CONCURRENT_CALLS = 4
 
 
+@dataclass(frozen=True)
+class TurnState:
+    """What a turn reads from the host at its start and again when it refreshes (``Turn(refresh=...)``):
+    the registry (the operator's options are baked into its tools), the user's roles, settings and tool
+    switches, and the secrets to mask."""
+
+    registry: Registry
+    roles: frozenset[str] = frozenset()
+    settings: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    choices: Mapping[str, bool] = field(default_factory=dict)
+    secrets: frozenset[str] = frozenset()
+
+
 class Turn:
     """The tools of one turn: which are offered, running their calls, citations, and the turn cache.
 
@@ -75,6 +90,8 @@ class Turn:
         urls: ConversationUrls | None = None,
         turn_cache: dict | None = None,
         uses: AnswerUses | WindowUses | None = None,
+        refresh: Callable[[], TurnState] | None = None,
+        refresh_seconds: float = 120.0,
     ) -> None:
         self.registry = registry
         self.ingesters = ingesters or Ingesters()
@@ -100,8 +117,14 @@ class Turn:
         self.limits: LimitStore = limits if limits is not None else MemoryStore()
         self.shared_cache = shared_cache
         self._uses = uses if uses is not None else AnswerUses()
+        requested_tools = None if requested_tools is None else list(requested_tools)
         self.tools: list[Tool] = select_tools(registry, choices or {}, requested_tools, supports_tools)
         self._offered = {tool.name: tool for tool in self.tools}
+        self._selection = (requested_tools, supports_tools)
+        self._refresh = refresh
+        self._refresh_seconds = max(0.0, float(refresh_seconds))
+        self._refreshed_at = time.monotonic()
+        self._refresh_lock = threading.Lock()
 
     def observe(self, text: str) -> None:
         """Tell the turn what the user wrote (or other text of the conversation the host vouches for),
@@ -178,7 +201,35 @@ class Turn:
                 logger.exception("A receiver of tool call events failed.")
         return result
 
+    def refresh_if_due(self) -> None:
+        """Read the host's state again (``refresh``) when ``refresh_seconds`` have passed since it was
+        last read: roles, settings, switches and the operator's options. A tool offered at the start
+        stays callable only while it is still selected; one the operator or the user took away answers
+        "not available". Runs before each call; a failing read keeps the turn as it was (logged)."""
+        if self._refresh is None or time.monotonic() - self._refreshed_at < self._refresh_seconds:
+            return
+        with self._refresh_lock:
+            if time.monotonic() - self._refreshed_at < self._refresh_seconds:
+                return
+            try:
+                state = self._refresh()
+            except Exception:
+                logger.exception("Reading the turn's settings again failed; the turn keeps its own.")
+                return
+            self._refreshed_at = time.monotonic()
+            requested, supports = self._selection
+            if requested is not None:  # a requested tool the operator removed since is simply gone
+                requested = [name for name in requested if name in state.registry]
+            selected = {tool.name: tool for tool in select_tools(state.registry, state.choices, requested, supports)}
+            self.registry = state.registry
+            self.roles = frozenset(state.roles)
+            self._settings = state.settings
+            self._secrets = self._secrets | frozenset(s for s in state.secrets if s)
+            self._offered = {name: selected[name] for name in self._offered if name in selected}
+            self.tools = [self._offered[tool.name] for tool in self.tools if tool.name in self._offered]
+
     def _call(self, name: str, input: Any, call_id: str, details: dict, defer_citations: bool) -> ToolResult:
+        self.refresh_if_due()
         tool = self._offered.get(name)
         if tool is None:
             return self._result(name, call_id, input, ToolError(f"The tool {name!r} is not available in this turn."),
