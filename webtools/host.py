@@ -18,6 +18,7 @@ from typing import Any
 
 from django import forms
 from django.apps import apps
+from django.contrib.auth import get_user_model
 from django.http import QueryDict
 
 from . import conf, crypto
@@ -469,7 +470,8 @@ def turn_state(user) -> tuple[TurnState, Ingesters]:
     user's roles, settings and tool switches, and every secret to mask (the operator's and the user's,
     other engines' included). ``start_turn`` reads it at the start and again when the turn refreshes."""
     if user is not None and getattr(user, "pk", None) is not None:
-        fresh = type(user)._default_manager.filter(pk=user.pk).first()
+        # Read again: a long turn must see the groups and staff flag as they are now.
+        fresh = get_user_model()._default_manager.filter(pk=user.pk).first()
         user = fresh if fresh is not None else user
     registry, ingesters, loaded = build_registry()
     rows = _user_rows(user)
