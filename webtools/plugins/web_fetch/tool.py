@@ -12,15 +12,7 @@ from typing import Any
 from urllib.parse import unquote
 
 from webtools.net import (
-    URL,
-    AddressNotAllowed,
-    BodyTooLarge,
-    Cancelled,
-    FetchTimeout,
-    InvalidURL,
-    NetError,
-    Response,
-    displayed_urls,
+    URL, AddressNotAllowed, BodyTooLarge, Cancelled, FetchTimeout, InvalidURL, NetError, Response, displayed_urls,
     read_url,
 )
 from webtools.exceptions import (
