@@ -322,10 +322,10 @@ def test_a_page_allocating_4_gb_ends_with_a_memory_error_and_the_browser_starts_
             assert peak <= cap_mb * 2**20  # the kernel's cap, on the tree's own memory
             assert 0 < r.cgroup.peak() <= cap_mb * 2**20
         else:
-            # The sampler's: it ends the tree within a few of its 0.1 s samples of passing the cap; on a
-            # loaded machine a page can allocate several hundred MB in that time (seen: 1.08 GB against 512
-            # MB on two shared cores), still far below the 4 GB the page asks for.
-            assert peak <= 3 * cap_mb * 2**20
+            # The sampler's cap is not a hard one: the page passes it by what it allocates before the next
+            # sample is taken and read (0.1 s apart, longer on a loaded machine: 1085 MiB was seen). It is
+            # stopped long before the 4 GB it asks for.
+            assert peak < 2 * 2**30
         assert "a fine page" in r.render(server.url("/fine"), timeout=10).html
         assert r.restarts == 1
     finally:
