@@ -395,3 +395,25 @@ def test_the_admin_test_page_shows_a_rendered_fetch(renderer, fetch_plugin, serv
     page = admin.post(url, {"tool": "web_fetch", "input": f'{{"url": "{server.url("/app")}"}}'}).content.decode()
     assert "spring tides of this month reach five metres" in page
     assert "&quot;rendered&quot;: true" in page or '"rendered": true' in page
+
+
+def test_the_browser_reaches_pages_through_the_outbound_proxy_by_checked_address(server):
+    # WEBTOOLS["PROXIES"]["fetch"]: the guarding proxy's own requests go through the operator's proxy,
+    # each asked for the address the guard checked, never the name.
+    from tests.proxies import HttpProxy
+
+    _require_chromium()
+    server.route("/app", Reply(200, {"Content-Type": "text/html"}, SCRIPT_BUILT))
+    with HttpProxy() as outbound:
+        proxied = HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]), resolver=_resolver,
+                             proxy=outbound.url())
+        try:
+            output = _call(proxied, server.url("/app", host="tides.test"), render_javascript="always",
+                           render_isolation="flags", respect_robots_txt=False, respect_content_signals=False)
+        finally:
+            render.renderer_for(proxied, isolation="flags").close()
+    assert output["rendered"] is True and "spring tides of this month" in output["content"]
+    # The static download, then the browser's own request for the page.
+    assert outbound.log[:2] == [f"GET http://127.0.0.1:{server.port}/app"] * 2
+    assert all(entry.startswith(f"GET http://127.0.0.1:{server.port}/") for entry in outbound.log)
+    assert {headers["host"] for headers in outbound.headers} == {f"tides.test:{server.port}"}

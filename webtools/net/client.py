@@ -181,12 +181,15 @@ class HttpClient:
         json: Any = None,
         timeout: float = 20.0,
         cancel: CancelSignal | None = None,
+        sign: Callable[[URL], Mapping[str, str]] | None = None,
     ) -> Response:
         """Follow redirects by hand, each hop through the guard (and ``check_hop``) again.
 
         Every hop is read by ``read_url`` first (a Location against the URL it came from), and
         ``check_hop`` is given that reading, the URL the client then connects to. ``timeout`` is one
-        deadline for all hops. Returns the final response, opened and unread.
+        deadline for all hops. ``sign(url)`` gives headers added to each hop's request for that hop's
+        URL (a request signature covers the authority it is sent to). Returns the final response,
+        opened and unread.
         """
         deadline = _Deadline(timeout, cancel)
         first = target = read_url(url)
@@ -199,7 +202,8 @@ class HttpClient:
         while True:
             if check_hop is not None:
                 check_hop(target)
-            response = self._open(method, target, deadline, headers, params, data, json)
+            sent = {**headers, **sign(target)} if sign is not None else headers
+            response = self._open(method, target, deadline, sent, params, data, json)
             if not response.is_redirect:
                 return response
             response.close()

@@ -125,6 +125,17 @@ class WebFetchOptionsForm(forms.Form):
         help_text=_("The key of the service chosen above; each service keeps its own. Get one at "
                     "firecrawl.dev (Firecrawl) or jina.ai (Jina Reader)."),
     )
+    bot_auth_key = SecretField(
+        label=_("Web Bot Auth key"), min_length=43, max_length=44,
+        help_text=_("An Ed25519 private key, 43 characters of base64url (the d of its JWK): every fetch is "
+                    "signed with it (Web Bot Auth), so sites can tell this bot from others. Publish its public "
+                    "key as docs/fetch.md says."),
+    )
+    bot_auth_agent = forms.URLField(
+        required=False, initial="", label=_("Web Bot Auth signature agent"), assume_scheme="https",
+        help_text=_("The https URL of the host that serves your key directory "
+                    "(/.well-known/http-message-signatures-directory), sent as Signature-Agent."),
+    )
     render_isolation = forms.ChoiceField(
         required=False, initial="netns", label=_("Browser isolation"),
         choices=[("netns", _("Network namespace and proxy (recommended)")),
@@ -160,6 +171,18 @@ class WebFetchOptionsForm(forms.Form):
 
     def clean(self) -> dict[str, Any]:
         cleaned = super().clean()
+        key, agent = cleaned.get("bot_auth_key"), cleaned.get("bot_auth_agent")
+        if key:
+            from .botauth import read_key
+
+            try:
+                read_key(key)
+            except ValueError as err:
+                self.add_error("bot_auth_key", str(err))
+            if not agent:
+                self.add_error("bot_auth_agent", _("Signed requests name the host of your key directory: set it."))
+        if agent and not agent.startswith("https://"):
+            self.add_error("bot_auth_agent", _("The signature agent must be an https URL."))
         # A field left empty takes its default: web fetch works with no saved options at all.
         for name, field in self.fields.items():
             if isinstance(field, SecretField):

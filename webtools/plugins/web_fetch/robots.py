@@ -44,6 +44,8 @@ from webtools.runtime import ToolCancelled, ToolError
 from .extract import decode
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Mapping
+
     from webtools.net import URL, HttpClient
     from webtools.runtime import Deadline
 
@@ -325,13 +327,15 @@ def time_left(deadline: Deadline, timeout: float) -> float:
     return timeout if left is None else left
 
 
-def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline, timeout: float) -> RobotsRules:
+def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline, timeout: float,
+                sign: Callable[[URL], Mapping[str, str]] | None = None) -> RobotsRules:
     """The robots.txt rules of ``url``'s origin for ``user_agent``'s product token, fetched with the
-    guarded client ``fetch`` within what is left of the call's ``deadline`` (of ``timeout`` seconds)."""
+    guarded client ``fetch`` within what is left of the call's ``deadline`` (of ``timeout`` seconds);
+    ``sign`` signs each request as the page's are (Web Bot Auth)."""
     try:
         with fetch.follow(
             "GET", robots_url(url), max_redirects=5, headers={"User-Agent": user_agent},
-            timeout=min(ROBOTS_TIMEOUT, time_left(deadline, timeout)), cancel=deadline.signal,
+            timeout=min(ROBOTS_TIMEOUT, time_left(deadline, timeout)), cancel=deadline.signal, sign=sign,
         ) as response:
             status = response.status_code
             if 400 <= status < 500:

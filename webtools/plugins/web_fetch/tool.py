@@ -85,6 +85,9 @@ class FetchOptions:
     user_fetches_per_minute: int = 30
     user_concurrent_fetches: int = 4
     cache_ttl_seconds: int = 0
+    #: Web Bot Auth: the operator's Ed25519 key (never in a repr, a log or an error) and Signature-Agent.
+    bot_auth_key: str = dataclasses.field(default="", repr=False)
+    bot_auth_agent: str = ""
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> FetchOptions:
@@ -158,6 +161,14 @@ class WebFetch:
 
     def __init__(self, options: FetchOptions):
         self.options = options
+        self.sign = None
+        if options.bot_auth_key and options.bot_auth_agent:
+            from .botauth import BotAuth
+
+            try:
+                self.sign = BotAuth(options.bot_auth_key, options.bot_auth_agent).headers
+            except ValueError as err:  # the form validates it; an old saved key may not
+                logger.warning("web_fetch does not sign its requests: %s", err)
 
     def __call__(self, input: dict, ctx: ToolContext) -> dict:
         # One deadline for the whole call: waiting for a slot, every hop and its robots.txt, the
@@ -280,6 +291,7 @@ class WebFetch:
             with ctx.fetch.follow(
                 "GET", url, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx, deadline),
                 headers=headers, timeout=robots.time_left(deadline, options.timeout_seconds), cancel=ctx.signal,
+                sign=self.sign,
             ) as response:
                 final, status, answer = response.url, response.status_code, response.headers
                 ctx.audit(host=response.canonical.host, status=status, content_type=response.content_type)
@@ -364,6 +376,7 @@ class WebFetch:
                 "GET", alternate, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx, deadline),
                 headers={"User-Agent": ctx.user_agent, "Accept": MARKDOWN_ACCEPT},
                 timeout=robots.time_left(deadline, self.options.timeout_seconds), cancel=ctx.signal,
+                sign=self.sign,
             ) as response:
                 if response.status_code >= 300 or response.content_type not in agents.MARKDOWN_TYPES | {"text/plain"}:
                     return None
@@ -403,7 +416,7 @@ class WebFetch:
         if rules is None:
             rules = robots.fetch_rules(ctx.fetch, url, ctx.user_agent,
                                        deadline or Deadline(self.options.timeout_seconds, ctx.signal),
-                                       self.options.timeout_seconds)
+                                       self.options.timeout_seconds, sign=self.sign)
             ctx.turn_cache[key] = rules
         return rules
 
