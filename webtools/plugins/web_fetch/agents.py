@@ -16,6 +16,8 @@ from markdown_it import MarkdownIt
 from webtools.net import URL, InvalidURL, read_url
 
 MARKDOWN_TYPES = frozenset({"text/markdown", "text/x-markdown"})
+#: What a Markdown alternate is asked for with.
+MARKDOWN_ACCEPT = "text/markdown,text/x-markdown;q=0.9,text/plain;q=0.5"
 #: The title is the first heading in this much of the text: a title is at the top, and reading a
 #: long document's blocks costs about a millisecond a kilobyte.
 TITLE_CHARACTERS = 16 * 1024

@@ -20,6 +20,8 @@ import json
 import secrets
 from typing import TYPE_CHECKING
 
+import logging
+
 import requests
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -27,6 +29,8 @@ from http_message_signatures import HTTPMessageSigner, HTTPSignatureKeyResolver,
 
 if TYPE_CHECKING:
     from webtools.net import URL
+
+logger = logging.getLogger("webtools.web_fetch")
 
 TAG = "web-bot-auth"
 LABEL = "sig1"
@@ -70,6 +74,18 @@ def key_directory(text: str) -> str:
     """The JSON to serve at ``DIRECTORY_PATH`` (as ``DIRECTORY_TYPE``) on the Signature-Agent's host."""
     key = read_key(text)
     return json.dumps({"keys": [{**public_jwk(key), "kid": thumbprint(key)}]}, indent=2)
+
+
+def signer(key_text: str, agent: str):
+    """``BotAuth(key, agent).headers`` for the client's ``sign``, or None when either is not set (or the
+    key cannot sign: the form validates it, an old saved key may not)."""
+    if not key_text or not agent:
+        return None
+    try:
+        return BotAuth(key_text, agent).headers
+    except ValueError as err:
+        logger.warning("web_fetch does not sign its requests: %s", err)
+        return None
 
 
 class _OneKey(HTTPSignatureKeyResolver):

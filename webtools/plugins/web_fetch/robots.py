@@ -285,6 +285,12 @@ def robots_url(url: URL) -> str:
     return f"{url.origin}/robots.txt"
 
 
+def signal_refusal(url: URL, signal: Signal, key: str, where: str) -> str:
+    """What the model is told when the site asks that its page not be used in AI answers."""
+    return (f"{url.display()} was not read: its site asks that its pages not be used as input to AI answers "
+            f"({signal.describe(key)} in its {where}).")
+
+
 def header_signal_against(headers) -> tuple[Signal, str] | None:
     """The ``Content-Signal`` or ``Content-Usage`` header of an answer that asks that it not be put
     into an AI answer, and the key saying so; None when neither asks it."""

@@ -26,7 +26,7 @@ from webtools.runtime import (
 )
 from webtools.runtime.cache import cache_key as shared_key
 
-from . import agents, blocks, robots
+from . import agents, blocks, botauth, robots
 from .extract import decode, extract
 from .feeds import feed_markdown
 from .focus import focus
@@ -44,7 +44,6 @@ ACCEPT = (
     "text/markdown,text/html;q=0.9,application/xhtml+xml;q=0.9,text/plain;q=0.8,application/json;q=0.8,"
     "application/xml;q=0.7,application/pdf;q=0.7,*/*;q=0.5"
 )
-MARKDOWN_ACCEPT = "text/markdown,text/x-markdown;q=0.9,text/plain;q=0.5"
 #: The ``engine`` of the usage rows that count answers asking to be paid (HTTP 402).
 PAY_PER_CRAWL = "pay-per-crawl (HTTP 402)"
 NOT_FROM_CONVERSATION = "Fetch only URLs from the conversation or from search results."
@@ -161,14 +160,7 @@ class WebFetch:
 
     def __init__(self, options: FetchOptions):
         self.options = options
-        self.sign = None
-        if options.bot_auth_key and options.bot_auth_agent:
-            from .botauth import BotAuth
-
-            try:
-                self.sign = BotAuth(options.bot_auth_key, options.bot_auth_agent).headers
-            except ValueError as err:  # the form validates it; an old saved key may not
-                logger.warning("web_fetch does not sign its requests: %s", err)
+        self.sign = botauth.signer(options.bot_auth_key, options.bot_auth_agent)
 
     def __call__(self, input: dict, ctx: ToolContext) -> dict:
         # One deadline for the whole call: waiting for a slot, every hop and its robots.txt, the
@@ -356,7 +348,7 @@ class WebFetch:
             if status >= 300:
                 raise ToolError(f"Fetching {response.url} failed (HTTP {status}).", URL_NOT_ACCESSIBLE)
         if self.options.respect_content_signals and (against := robots.header_signal_against(answer)):
-            raise ToolError(_signal_refusal(response.canonical, *against, "answer"), URL_NOT_ALLOWED)
+            raise ToolError(robots.signal_refusal(response.canonical, *against, "answer"), URL_NOT_ALLOWED)
 
     def _past_the_wall(self, url: str, wall: str, ctx: ToolContext, deadline: Deadline) -> Page:
         """A bot wall answered instead of the page: the page rendered once, when the options render
@@ -374,7 +366,7 @@ class WebFetch:
         try:
             with ctx.fetch.follow(
                 "GET", alternate, max_redirects=5, check_hop=lambda hop: self.check_hop(hop, ctx, deadline),
-                headers={"User-Agent": ctx.user_agent, "Accept": MARKDOWN_ACCEPT},
+                headers={"User-Agent": ctx.user_agent, "Accept": agents.MARKDOWN_ACCEPT},
                 timeout=robots.time_left(deadline, self.options.timeout_seconds), cancel=ctx.signal,
                 sign=self.sign,
             ) as response:
@@ -403,7 +395,7 @@ class WebFetch:
             against := self.robots(url, ctx, deadline).signal_against(url.target)
         ):
             ctx.audit(refused="content_signal")
-            raise ToolError(_signal_refusal(url, *against, "robots.txt"), URL_NOT_ALLOWED)
+            raise ToolError(robots.signal_refusal(url, *against, "robots.txt"), URL_NOT_ALLOWED)
 
     def robots_allow(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> bool:
         # The canonical target is what the server will be asked for.
@@ -561,12 +553,6 @@ class WebFetch:
         if notes:
             text = "\n\n".join([text, *notes]) if text else "\n\n".join(notes)
         return Page(url, title, text)
-
-
-def _signal_refusal(url: URL, signal: robots.Signal, key: str, where: str) -> str:
-    """What the model is told when the site asks that its page not be used in AI answers."""
-    return (f"{url.display()} was not read: its site asks that its pages not be used as input to AI answers "
-            f"({signal.describe(key)} in its {where}).")
 
 
 def cut_markup(data: bytes, limit: int) -> bytes:
