@@ -14,7 +14,15 @@ Data sets (read in place from ``../shared/corpora``):
   output score on a page whose HTML has no text in its body (dragnet's R427 is a server's "ERROR" page
   with an empty body, its gold another page's article): such pages are left out too.
 
-Every fifth page of each set (the 5th, 10th, ... in corpus order) is *kept out*: nothing in the extractor
+- ``wcxb-forum``, ``wcxb-product``, ``wcxb-collection``, ``wcxb-listing``, ``wcxb-documentation``,
+  ``wcxb-service``: ``wcxb-dev/``, the 704 non-article pages of the Web Content eXtraction Benchmark's
+  development split (Foley 2026, CC-BY-4.0: keep this attribution wherever its figures are shown), one set
+  per page type; gold is the hand-checked ``main_content``, and F1 is the benchmark's own (``evaluate.py``'s
+  ``word_f1``: lowercased ``\\w+`` words as a multiset). A last line, ``wcxb (all)``, gives the mean over
+  all its pages measured (all, tuned, kept out).
+
+Every fifth page of each set (the 5th, 10th, ... in corpus order; for wcxb, of each page type in the
+manifest's order) is *kept out*: nothing in the extractor
 is tuned on it, and its figures are printed separately (``kept F1``). For each extractor and set:
 
 - F1: the mean over pages of the F1 of 4-word shingles (tokens are lowercased ``\\w+`` runs; precision
@@ -32,8 +40,9 @@ table of about 3 MB (``max_html_bytes``, web_fetch's cap) and 5 MB, as issue 9's
 (``tests.documents.table_page``). For each: seconds to extract (the median of ``--passes``, CPU time),
 peak MiB and the output's words.
 
-trafilatura runs with Markdown output, links and tables kept, comments and images dropped and metadata
-read: the settings closest to what web_fetch returns. ``--every N`` measures every Nth page only, for
+``trafilatura`` runs with Markdown output, links and tables kept, comments and images dropped and metadata
+read: the settings closest to what web_fetch returns. ``trafilatura-plain`` is its default (plain text, no
+links, no metadata): its fastest and best-scoring setting. ``--every N`` measures every Nth page only, for
 quick runs while iterating (the kept-out rule is unchanged: it is decided on the full set's order).
 """
 from __future__ import annotations
@@ -66,7 +75,10 @@ READABILITY = CORPORA / "readability-pages"
 EXTRACTION_DEV = CORPORA / "extraction-dev"
 # The URL Readability's own test suite gives its pages.
 PAGE_URL = "http://fakehost/test/page.html"
-SETS = ("readability", "dragnet", "cleanportaleval", "cleaneval-dev", "large")
+WCXB = CORPORA / "wcxb-dev"
+#: wcxb-dev's page types, each measured as a set of its own (``wcxb-forum``, ...).
+WCXB_TYPES = ("forum", "product", "collection", "listing", "documentation", "service")
+SETS = ("readability", "dragnet", "cleanportaleval", "cleaneval-dev", *(f"wcxb-{t}" for t in WCXB_TYPES), "large")
 #: The large pages' sizes in bytes: web_fetch's ``max_html_bytes`` and more.
 LARGE_SIZES = (3_000_000, 5_000_000)
 #: Every KEPT_OUT-th page of a set is never tuned on.
@@ -185,6 +197,42 @@ def load_pages(sets: tuple[str, ...]) -> list[Page]:
     return pages
 
 
+def load_wcxb(sets: tuple[str, ...]) -> list[Page]:
+    """wcxb-dev's pages of the types asked for; every fifth page of each type (in the manifest's order) is
+    kept out."""
+    wanted = {name.removeprefix("wcxb-") for name in sets if name.startswith("wcxb-")}
+    if not wanted:
+        return []
+    pages, seen = [], Counter()
+    for entry in json.loads((WCXB / "manifest.json").read_text()):
+        kind = entry["page_type"]
+        n = seen[kind]
+        seen[kind] += 1
+        if kind not in wanted:
+            continue
+        truth = json.loads((WCXB / "ground-truth" / f"{entry['id']}.json").read_text()).get("ground_truth") or {}
+        html = gzip.decompress((WCXB / "html" / f"{entry['id']}.html.gz").read_bytes())
+        pages.append(Page(f"wcxb-{kind}", entry["id"], html, truth.get("main_content") or "", entry["url"],
+                          n % KEPT_OUT == KEPT_OUT - 1))
+    return pages
+
+
+def wcxb_f1(produced: str, gold: str) -> float:
+    """The benchmark's own score of a page: ``evaluate.py``'s ``word_f1`` (lowercased ``\\w+`` words as
+    a multiset), imported from the corpus."""
+    import importlib.util
+
+    global _wcxb_evaluate
+    if _wcxb_evaluate is None:
+        spec = importlib.util.spec_from_file_location("wcxb_evaluate", WCXB / "evaluate.py")
+        _wcxb_evaluate = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(_wcxb_evaluate)
+    return _wcxb_evaluate.word_f1(produced, gold)[2]
+
+
+_wcxb_evaluate = None
+
+
 def ours(page: Page) -> str:
     from webtools.plugins.web_fetch.extract import extract
 
@@ -203,7 +251,14 @@ def trafilatura_extract(page: Page) -> str:
     return out.strip()
 
 
-EXTRACTORS = {"webtools": ours, "trafilatura": trafilatura_extract}
+def trafilatura_plain(page: Page) -> str:
+    """trafilatura's default: plain text, no links, no metadata (its fastest and best-scoring setting)."""
+    import trafilatura
+
+    return trafilatura.extract(page.html, url=page.url) or ""
+
+
+EXTRACTORS = {"webtools": ours, "trafilatura": trafilatura_extract, "trafilatura-plain": trafilatura_plain}
 
 
 def timed_passes(funcs: dict, pages: list[Page], passes: int) -> dict[str, list[float]]:
@@ -240,7 +295,7 @@ def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
             text = markdown_text(func(page))
             if not page.scorable:
                 continue  # no main text marked, or no text in the page: no output can score
-            score = shingle_f1(text, page.gold)
+            score = wcxb_f1(text, page.gold) if page.set.startswith("wcxb-") else shingle_f1(text, page.gold)
             scores.append(score)
             (kept if page.kept_out else tuned).append(score)
             words, want = len(tokens(text)), len(tokens(page.gold))
@@ -271,14 +326,22 @@ def large_pages() -> list[Page]:
 
 
 def measure_large(funcs: dict, passes: int) -> None:
-    print(f"\n{'large page':<16} {'bytes':>9} {'extractor':<12} {'seconds':>8} {'peak MiB':>9} {'words':>8}")
+    print(f"\n{'large page':<16} {'bytes':>9} {'extractor':<17} {'seconds':>8} {'peak MiB':>9} {'words':>8}")
     for page in large_pages():
         words = {name: len(tokens(markdown_text(func(page)))) for name, func in funcs.items()}
         seconds = timed_passes(funcs, [page], passes)
         for name, func in funcs.items():
             median = statistics.median(seconds[name]) if seconds[name] else float("nan")
-            print(f"{page.id:<16} {len(page.html):>9} {name:<12} {median:8.2f} {peak_mib(func, [page]):9.1f} "
+            print(f"{page.id:<16} {len(page.html):>9} {name:<17} {median:8.2f} {peak_mib(func, [page]):9.1f} "
                   f"{words[name]:>8}", flush=True)
+
+
+def _wcxb_means(dump: dict, names: list[str], extractor: str, pages: list[Page]) -> list[list[float]]:
+    """All, tuned and kept-out scores of one extractor over the wcxb sets."""
+    kept = {(p.set, p.id): p.kept_out for p in pages}
+    scores = [(kept[(name, page)], score) for name in names for page, score in dump[name][extractor].items()]
+    return [[s for _, s in scores], [s for k, s in scores if not k] or [float("nan")],
+            [s for k, s in scores if k] or [float("nan")]]
 
 
 def main() -> None:
@@ -288,7 +351,7 @@ def main() -> None:
     parser.add_argument("--every", type=int, default=1, help="measure every Nth page only (quick runs)")
     parser.add_argument("--part", choices=("all", "tuned", "kept"), default="all",
                         help="measure the tuned pages only, the kept-out ones only, or all")
-    parser.add_argument("--extractors", default=",".join(EXTRACTORS))
+    parser.add_argument("--extractors", default="webtools,trafilatura,trafilatura-plain")
     parser.add_argument("--worst", action="store_true", help="list the pages where webtools trails most")
     parser.add_argument("--scores", help="write per-page scores to this JSON file")
     args = parser.parse_args()
@@ -297,9 +360,9 @@ def main() -> None:
     warnings.filterwarnings("ignore")
     logging.disable(logging.CRITICAL)
     sets = tuple(s for s in args.sets.split(",") if s)
-    all_pages = load_pages(sets)
+    all_pages = load_pages(sets) + load_wcxb(sets)
     names = [n for n in args.extractors.split(",") if n]
-    print(f"{'set':<16} {'pages':>5} {'extractor':<12} {'F1':>6} {'tuned':>6} {'kept':>6} {'empty':>5} "
+    print(f"{'set':<16} {'pages':>5} {'extractor':<17} {'F1':>6} {'tuned':>6} {'kept':>6} {'empty':>5} "
           f"{'words':>6} {'pages/s':>8} {'peak MiB':>9}")
     dump = {}
     funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
@@ -310,13 +373,19 @@ def main() -> None:
         pages = pages[::args.every]
         results = measure(funcs, pages, args.passes)
         for extractor, r in results.items():
-            print(f"{name:<16} {len(pages):>5} {extractor:<12} {r['f1']:6.3f} {r['tuned']:6.3f} {r['kept']:6.3f} "
+            print(f"{name:<16} {len(pages):>5} {extractor:<17} {r['f1']:6.3f} {r['tuned']:6.3f} {r['kept']:6.3f} "
                   f"{r['empty']:>5} {r['ratio']:6.3f} {r['rate']:8.1f} {r['peak']:9.1f}", flush=True)
         dump[name] = {extractor: r["pages"] for extractor, r in results.items()}
         if args.worst and len(results) > 1:
             ours_, peer = results[names[0]]["pages"], results[names[1]]["pages"]
             gaps = sorted((ours_[p] - peer[p], p) for p in ours_)[:10]
             print("   trails most:", ", ".join(f"{p} {gap:+.2f}" for gap, p in gaps))
+    wcxb = [name for name in sets if name.startswith("wcxb-")]
+    if len(wcxb) > 1:
+        # The mixed-type pages as one set: the mean of every page's score, tuned and kept-out apart.
+        for extractor in names:
+            means = [statistics.mean(v) for v in _wcxb_means(dump, wcxb, extractor, all_pages)]
+            print(f"{'wcxb (all)':<16} {'':>5} {extractor:<17} {means[0]:6.3f} {means[1]:6.3f} {means[2]:6.3f}")
     if "large" in sets:
         measure_large(funcs, args.passes)
     if args.scores:
