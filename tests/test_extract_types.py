@@ -119,13 +119,42 @@ def test_a_shops_category_of_priced_cards_is_a_collection():
     assert result.text.count("$24.99") == 12
 
 
-def test_the_kind_the_page_declares_is_its_type():
-    product = """<html><head><title>Trail shoe X2</title><script type="application/ld+json">{"@context":
-"https://schema.org", "@type": "Product", "name": "Trail shoe X2", "offers": {"@type": "Offer", "price": "89.00",
-"priceCurrency": "EUR"}}</script></head><body><h1>Trail shoe X2</h1><p>A light trail shoe with a grippy sole
-for wet rock and mud, PRODUCT_TEXT with a cushioned midsole for long runs.</p><p class="price">89,00 €</p>
-</body></html>"""
-    assert extract(product, "https://shoes.test/x2").type == "product"
+PRODUCT = """<html><head><title>Trail shoe X2 | Shoe Shop</title><script type="application/ld+json">{"@context":
+"https://schema.org", "@type": "Product", "name": "Trail shoe X2", "brand": {"@type": "Brand", "name": "Peakfoot"},
+"description": "A light trail shoe with a grippy sole for wet rock and mud, and a cushioned midsole.",
+"offers": {"@type": "Offer", "price": "89.00", "priceCurrency": "EUR", "availability": "https://schema.org/InStock"},
+"additionalProperty": [{"@type": "PropertyValue", "name": "Drop", "value": "6 mm"},
+{"@type": "PropertyValue", "name": "Weight", "value": "290 g"}]}</script></head><body>
+<nav><a href="/">Shop</a> <a href="/men">Men</a></nav>
+<h1>Trail shoe X2</h1><p class="price">89,00 €</p><button>Add to cart</button>
+<div class="tabs"><div class="tab-panel">{story}</div>
+<div class="tab-panel"><h2>Reviews</h2><p>No reviews yet.</p></div></div>
+<footer>FOOTER_TEXT</footer></body></html>"""
+STORY = ("<p>Built for long days in the hills, the X2 keeps its grip on wet granite and loose gravel. STORY_TEXT "
+         "Its upper dries fast after a river crossing, and the toe cap takes the knocks of rocky descents.</p>")
+
+
+def test_a_products_price_availability_description_and_specifications_come_with_its_text():
+    result = extract(PRODUCT.replace("{story}", STORY), "https://shoes.test/x2")
+    assert result.type == "product"
+    text = result.text
+    assert text.startswith("Price: 89.00 EUR · Availability: in stock · Brand: Peakfoot")
+    assert "A light trail shoe with a grippy sole" in text  # the JSON-LD description the page does not show
+    assert "- Drop: 6 mm" in text and "- Weight: 290 g" in text
+    assert "STORY_TEXT" in text
+    assert "FOOTER_TEXT" not in text
+
+
+def test_a_product_fact_the_text_gives_already_is_not_repeated():
+    shown = STORY.replace("STORY_TEXT", "A light trail shoe with a grippy sole for wet rock and mud, and a "
+                                        "cushioned midsole.")
+    result = extract(PRODUCT.replace("{story}", shown), "https://shoes.test/x2")
+    assert result.text.count("A light trail shoe with a grippy sole") == 1
+
+
+def test_one_offer_block_without_declarations_names_a_product():
+    page = (PRODUCT.replace("{story}", STORY).replace('"@type": "Product"', '"@type": "Thing"'))
+    assert extract(page, "https://shoes.test/x2").type == "product"
 
 
 def test_a_documentation_generators_page_is_documentation():

@@ -280,7 +280,7 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
     return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
 
 
-def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.HtmlElement | None:
+def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True) -> lxml.html.HtmlElement | None:
     """trafilatura's main text (its fast mode: readability and jusText, its own fallbacks, are what the
     other candidate and the merge do), links absolute against ``base``; None when it finds nothing."""
     from trafilatura import bare_extraction
@@ -290,7 +290,7 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str) -> lxml.html.Html
         # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: see
         # ``_resolve_links``.
         result = bare_extraction(
-            doc, url=None, fast=True, include_comments=False, include_tables=True, include_images=False,
+            doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
             include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
         )
     except Exception:  # trafilatura guards itself, but a candidate must never break extraction

@@ -296,9 +296,36 @@ def nearest_after_headline(body, title: str | None, candidates: list[str]) -> st
         return None
     _, tokens, _, after = headline
     following = tokens[after:]
-    positions = [(_find_words(following, _first_words(text)), i) for i, text in enumerate(candidates)]
+    positions = [(_find_words(following, _first_words(_without_headline(text, title))), i)
+                 for i, text in enumerate(candidates)]
     positions = [(position, i) for position, i in positions if position >= 0]
     return candidates[min(positions)[1]] if positions else None
+
+
+#: The text an article's headline heads starts within this many words after it (a byline, a date, a
+#: standfirst between them).
+HEADED_WITHIN = 60
+
+
+def follows_headline(body, title: str | None, text: str) -> bool:
+    """Whether ``text``'s first words come right after the article's headline in the cleaned page
+    ``body`` (within ``HEADED_WITHIN`` words): then it is the article that headline heads."""
+    headline = _after_headline(body, title)
+    if headline is None:
+        return False
+    _, tokens, _, after = headline
+    needle = _first_words(_without_headline(text, title))
+    return bool(needle.strip()) and 0 <= _find_words(tokens[after:after + HEADED_WITHIN + 20], needle) <= HEADED_WITHIN
+
+
+def _without_headline(text: str, title: str) -> str:
+    """``text`` without the blocks that open it and repeat the headline (a heading, a link to the page
+    itself): its own first words come after them, and are what follows the headline in the page."""
+    parts = _split(text)
+    start = 0
+    while start < len(parts) and similar(title, _seen(parts[start]).lstrip("#")):
+        start += 1
+    return "\n\n".join(parts[start:]) if start < len(parts) else text
 
 
 def with_lead(text: str, page: str, title: str | None) -> str:

@@ -81,6 +81,25 @@ def declared_kind(doc) -> str | None:
     return None
 
 
+#: The buttons of one product's page; a category page has one on each card.
+_BUY = re.compile(r"add to (?:cart|bag|basket|trolley)|buy now|in den warenkorb|ajouter au panier", re.IGNORECASE)
+MAX_BUY_BUTTONS = 3
+
+
+def product_shape(doc) -> bool:
+    """Whether the page shows one product's offer block: Open Graph's price metadata, or one to
+    ``MAX_BUY_BUTTONS`` "add to cart" buttons."""
+    if doc.xpath("//meta[@property='product:price:amount' or @property='og:price:amount']"):
+        return True
+    buttons = 0
+    for element in doc.xpath("//body//button|//body//input[@type='submit']|//body//a"):
+        if _BUY.search(element.get("value") or "" if element.tag == "input" else element.text_content()):
+            buttons += 1
+            if buttons > MAX_BUY_BUTTONS:
+                return False
+    return buttons > 0
+
+
 def documentation_shape(doc) -> bool:
     """Whether the page is made by a documentation generator (its ``generator`` meta or its classes)."""
     for meta in doc.iter("meta"):
@@ -99,12 +118,15 @@ def priced(elements) -> bool:
 MIN_SECTIONS = 3
 
 
-def fallback_kind(doc) -> str:
+def fallback_kind(doc, offer: bool = False) -> str:
     """The kind of a page that declares none and shows neither posts nor cards: documentation when a
-    documentation generator made it, a service page when it is a run of headed ``<section>``s, else an
-    article."""
+    documentation generator made it, a product when it showed an offer block (``offer``: see
+    ``product_shape``, read before cleaning removes its buttons), a service page when it is a run of
+    headed ``<section>``s, else an article."""
     if documentation_shape(doc):
         return DOCUMENTATION
+    if offer:
+        return PRODUCT
     sections = doc.xpath("//body//section[.//h1 or .//h2 or .//h3][not(ancestor::article)]")
     if len(sections) >= MIN_SECTIONS and not doc.xpath("//body//article"):
         return SERVICE
