@@ -207,3 +207,17 @@ def test_extraction_never_raises_and_a_page_with_text_never_comes_back_empty(bod
     result = extract(page, "https://any.test/page")
     assert result.type in TYPES
     assert re.search(r"\w", result.text)
+
+
+def test_an_invision_thread_is_read_by_its_comment_content():
+    posts = "".join(f"""<article class="cPost ipsBox"><aside class="cAuthorPane"><h3 class="cAuthorPane_author">
+<a href="/profile/{n}">member{n}</a></h3></aside><div class="ipsColumn"><div class="ipsComment_meta">
+<time datetime="2025-10-2{n}T10:00:00Z">October 2{n}</time></div>
+<div data-role="commentContent" class="ipsType_richText"><p>The payment module keeps its own table, POST_{n}, so
+change the order there before you switch the method.</p></div></div></article>""" for n in range(1, 4))
+    page = f"<html><head><title>Change a payment</title></head><body><h1>Change a payment</h1>{posts}</body></html>"
+    result = extract(page, "https://shop-forum.test/topic/1")
+    assert result.type == "forum"
+    for n in range(1, 4):
+        post = f"**member{n}** · 2025-10-2{n}T10:00:00+00:00\n\nThe payment module keeps its own table, POST_{n}"
+        assert post in result.text

@@ -76,8 +76,9 @@ def _bodies(doc) -> list:
     marked = _outermost(marked)
     if len(marked) >= MIN_POSTS:
         return marked
-    named = [el for el in doc.xpath("//body//*[@class or @id]")
-             if _BODY_CLASS.search(el.get("class") or "") or _BODY_ID.match(el.get("id") or "")]
+    named = [el for el in doc.xpath("//body//*[@class or @id or @data-role]")
+             if _BODY_CLASS.search(el.get("class") or "") or _BODY_ID.match(el.get("id") or "")
+             or el.get("data-role") == "commentContent"]  # Invision Community
     named = _outermost(named)
     return named if len(named) >= MIN_POSTS else marked
 
