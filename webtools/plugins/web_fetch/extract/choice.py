@@ -110,6 +110,11 @@ def _shingles(tokens: list[str]) -> frozenset:
     return frozenset(map(" ".join, zip(tokens, tokens[1:], tokens[2:], tokens[3:])))
 
 
+def shingles(tokens: list[str]) -> frozenset:
+    """The 4-word shingles of ``tokens`` (see ``_shingles``)."""
+    return _shingles(tokens)
+
+
 def blocks(markdown: str) -> list[Block]:
     out = []
     for text in _split(markdown):

@@ -107,12 +107,11 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
     return True
 
 
-def outside_cards(blocks: list[tuple[str, list[str]]], card_words: list[str]) -> list[str]:
-    """The blocks (Markdown and its words) of the merged text that are not in the cards, mostly: a
-    listing's heading and introduction, kept before the list."""
-    pool = Counter(card_words)
-    return [markdown for markdown, tokens in blocks
-            if tokens and sum((Counter(tokens) & pool).values()) < 0.5 * len(tokens)]
+def outside_cards(blocks: list[tuple[str, frozenset]], card_shingles: frozenset) -> list[str]:
+    """The blocks (Markdown and its 4-word shingles) of the merged text that are not in the cards (less
+    than half of their shingles are the cards'): a listing's heading and introduction, and what the
+    page says besides its cards, kept before the list."""
+    return [markdown for markdown, shingles in blocks if len(shingles & card_shingles) < 0.5 * len(shingles)]
 
 
 def card_line(markdown: str, link: str | None) -> str:
