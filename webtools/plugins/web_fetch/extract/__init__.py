@@ -25,7 +25,7 @@ from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
 from .choice import (
-    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, shingles, with_lead, words,
+    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, with_lead, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -205,7 +205,7 @@ def extract(
             listed = "\n".join(line for line in lines if line)
             card_words = words(listed)
             if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())):
-                intro = outside_cards([(b.markdown, b.shingles) for b in blocks(text)], shingles(card_words))
+                intro = outside_cards(blocks(text), card_words)
                 text = "\n\n".join([*intro, listed])
                 kind = COLLECTION if priced(cards.items) else LISTING
     if item is not None:

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from lxml import etree
 
+from .choice import shingles
+
 MIN_CARDS = 4
 #: What a card is made of: a box, an item, a row; never paragraphs (an article's are a run of siblings).
 CARD_TAGS = frozenset({"div", "li", "article", "section", "tr", "dd", "figure", "a", "aside"})
@@ -107,11 +109,21 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
     return True
 
 
-def outside_cards(blocks: list[tuple[str, frozenset]], card_shingles: frozenset) -> list[str]:
-    """The blocks (Markdown and its 4-word shingles) of the merged text that are not in the cards (less
-    than half of their shingles are the cards'): a listing's heading and introduction, and what the
-    page says besides its cards, kept before the list."""
-    return [markdown for markdown, shingles in blocks if len(shingles & card_shingles) < 0.5 * len(shingles)]
+def outside_cards(blocks: list, card_words: list[str]) -> list[str]:
+    """The Markdown of the blocks (``choice.Block``) of the merged text that are not in the cards (less
+    than half of their 4-word shingles are the cards'; a block of fewer words, when its words are not
+    in a row in them): a listing's heading and introduction, and what the page says besides its cards,
+    kept before the list."""
+    card_shingles, card_text = shingles(card_words), f" {' '.join(card_words)} "
+    outside = []
+    for block in blocks:
+        if block.words < 4:
+            inside = f" {' '.join(block.tokens)} " in card_text
+        else:
+            inside = len(block.shingles & card_shingles) >= 0.5 * len(block.shingles)
+        if not inside:
+            outside.append(block.markdown)
+    return outside
 
 
 def card_line(markdown: str, link: str | None) -> str:
