@@ -33,7 +33,7 @@ from .metadata import Metadata, page_metadata
 from .forum import byline, only_comments, post_element, thread_posts, thread_share
 from .listing import card_line, card_link, cards_win, find_cards, outside_cards
 from .pagetype import (
-    ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, priced, product_shape,
+    ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced, product_shape,
 )
 from .product import product_item, product_markdown
 from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse
@@ -204,14 +204,19 @@ def extract(
             lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]
             listed = "\n".join(line for line in lines if line)
             card_words = words(listed)
-            if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())):
+            # A dated text that follows the headline is the article, however short, not one card.
+            if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())) \
+                    and not (metadata.published and follows_headline(body, title, text)):
                 intro = outside_cards(blocks(text), card_words)
                 text = "\n\n".join([*intro, listed])
                 kind = COLLECTION if priced(cards.items) else LISTING
     if item is not None:
         text = "\n\n".join(filter(None, [product_markdown(item, text), text]))
     kind = kind or fallback_kind(doc, offer)
-    if declared is None and kind in (ARTICLE, SERVICE, PRODUCT) and _not_an_article(article, traf, text, body, title):
+    # A page with an author that Open Graph calls an article is one, however short.
+    signed = metadata.author is not None and og_type(doc) == "article"
+    if declared is None and kind in (ARTICLE, SERVICE, PRODUCT) and not signed \
+            and _not_an_article(article, traf, text, body, title):
         absolutize(body, base)
         text = _markdown(body, **options)
     return Extraction(title, text, metadata, kind)
