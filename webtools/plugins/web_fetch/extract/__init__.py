@@ -200,15 +200,15 @@ def extract(
     if declared in (None, LISTING):
         cards = find_cards(body)
         if cards is not None:
-            absolutize(cards.parent, base)
-            lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]
-            listed = "\n".join(line for line in lines if line)
-            card_words = words(listed)
+            # The cards' words, as their Markdown would give them (Markdown is written only for cards that win).
+            card_words = words(" ".join(card.text_content() for card in cards.items))
             # A dated text that follows the headline is the article, however short, not one card.
             if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())) \
                     and not (metadata.published and follows_headline(body, title, text)):
+                absolutize(cards.parent, base)
+                lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]
                 intro = outside_cards(blocks(text), card_words)
-                text = "\n\n".join([*intro, listed])
+                text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
                 kind = COLLECTION if priced(cards.items) else LISTING
     if item is not None:
         text = "\n\n".join(filter(None, [product_markdown(item, text), text]))
