@@ -8,6 +8,8 @@ holds after its last user message, so each conversation plays the script from th
         OpenAI(base_url=llm.url, api_key="test") ...
         llm.requests   # every request body received, to check what the model saw
 
+``ScriptedAnthropic`` plays the same script as Anthropic's Messages API, for the ``anthropic`` SDK.
+
 ``stream: true`` is answered with server-sent events the way OpenAI sends them: text in pieces, each
 tool call's id and name first and its JSON arguments in fragments, then ``data: [DONE]``.
 """
@@ -35,6 +37,9 @@ def answer(text: str) -> dict:
 
 
 class ScriptedLLM:
+    #: The path (its end) the model answers on.
+    ENDPOINT = "/chat/completions"
+
     def __init__(self, script: list[dict], model: str = "scripted-model") -> None:
         self.script = script
         self.model = model
@@ -61,7 +66,7 @@ class ScriptedLLM:
 
             def do_POST(self) -> None:
                 body = json.loads(self.rfile.read(int(self.headers.get("Content-Length") or 0)) or b"{}")
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                if not self.path.rstrip("/").endswith(llm.ENDPOINT):
                     self._json(404, {"error": {"message": "not found"}})
                     return
                 llm.requests.append(body)
@@ -166,3 +171,50 @@ class ScriptedLLM:
 def tool_messages(request: dict) -> list[dict]:
     """The ``tool`` messages of a recorded request."""
     return [m for m in request.get("messages") or [] if m.get("role") == "tool"]
+
+
+class ScriptedAnthropic(ScriptedLLM):
+    """The same script served as Anthropic's Messages API (``POST /v1/messages``, no streaming), for the
+    ``anthropic`` SDK: ``anthropic.Anthropic(base_url=llm.url, api_key="test")``.
+
+    The step answered is the number of assistant messages after the last user message that is not only
+    ``tool_result`` blocks (the Messages API sends tool results as user messages)."""
+
+    ENDPOINT = "/v1/messages"
+
+    @property
+    def url(self) -> str:
+        """The base URL to give the SDK (it adds ``/v1/messages``)."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def step_for(self, messages: list[dict]) -> dict:
+        def asked(message: dict) -> bool:
+            content = message.get("content")
+            return message.get("role") == "user" and (
+                isinstance(content, str) or any(block.get("type") != "tool_result" for block in content))
+
+        last_user = max((i for i, m in enumerate(messages) if asked(m)), default=-1)
+        index = sum(1 for m in messages[last_user + 1:] if m.get("role") == "assistant")
+        step = self.script[min(index, len(self.script) - 1)]
+        if "tool_calls" not in step:
+            return step
+        uses = []
+        for number, (name, arguments) in enumerate(step["tool_calls"]):
+            if callable(arguments):
+                arguments = arguments(messages)
+            uses.append({"type": "tool_use", "id": f"toolu_{index}_{number}", "name": name, "input": arguments})
+        return {"tool_calls": uses}
+
+    def completion(self, step: dict) -> dict:
+        content = step["tool_calls"] if "tool_calls" in step else [{"type": "text", "text": step.get("content")}]
+        return {
+            "id": f"msg_{len(self.requests)}", "type": "message", "role": "assistant", "model": self.model,
+            "content": content, "stop_reason": "tool_use" if "tool_calls" in step else "end_turn",
+            "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 5},
+        }
+
+
+def tool_results(request: dict) -> list[dict]:
+    """The ``tool_result`` blocks of a recorded Messages API request."""
+    return [block for m in request.get("messages") or [] if m.get("role") == "user"
+            and isinstance(m.get("content"), list) for block in m["content"] if block.get("type") == "tool_result"]

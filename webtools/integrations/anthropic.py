@@ -1,11 +1,11 @@
 """Anthropic Messages: the turn's tools, running a response's ``tool_use`` blocks, ``tool_result`` blocks.
 
 Works with the ``anthropic`` SDK's objects and with the plain dicts of the HTTP API, and never imports
-the SDK. A loop::
+the SDK. A loop (docs/integrating.md has it whole, run by ``tests/test_doc_loops.py``)::
 
-    anthropic.observe(turn, messages)   # the URLs the user wrote may be fetched
+    anthropic.observe(turn, messages)   # before the model runs: the URLs the user wrote may be fetched
     tools = anthropic.tools(turn)
-    while True:
+    for _ in range(MAX_STEPS):          # a model that keeps asking for tools is stopped
         response = client.messages.create(model=..., max_tokens=..., messages=messages, tools=tools)
         messages.append({"role": "assistant", "content": response.content})
         if not anthropic.tool_uses(response):

@@ -1,11 +1,12 @@
 """OpenAI Chat Completions: the turn's tools, running a response's ``tool_calls``, ``tool`` messages.
 
 Works with the ``openai`` SDK's objects and with the plain dicts of the HTTP API (``requests``, or any
-OpenAI-compatible server: llama.cpp, Ollama, vLLM), and never imports the SDK. A loop::
+OpenAI-compatible server: llama.cpp, Ollama, vLLM), and never imports the SDK. A loop (README.md and
+docs/integrating.md have it whole, run by ``tests/test_doc_loops.py``)::
 
-    openai.observe(turn, messages)    # the URLs the user wrote may be fetched
+    openai.observe(turn, messages)    # before the model runs: the URLs the user wrote may be fetched
     tools = openai.tools(turn) or None
-    while True:
+    for _ in range(MAX_STEPS):        # a model that keeps asking for tools is stopped
         message = client.chat.completions.create(model=..., messages=messages, tools=tools).choices[0].message
         messages.append(openai.assistant_message(message))
         if not openai.tool_calls(message):
