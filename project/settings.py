@@ -124,7 +124,7 @@ STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "project" / "static"]
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-LOGIN_URL = "login"
+LOGIN_URL = "webtools:login"  # any user signs in there; the admin's login admits staff only
 LOGIN_REDIRECT_URL = "home"
 
 REST_FRAMEWORK = {

@@ -6,7 +6,7 @@ so ``install_requires`` alone must bring everything. ``django-admin startproject
 README's ``# settings.py`` and ``# urls.py`` blocks, read from README.md here so docs and test cannot
 drift, are appended to its files unchanged.
 Then ``migrate``, the system checks, a real server on a free loopback port, the API with a DRF token and
-with the host's default authentication, and the settings page with a session.
+with the host's default authentication, and an ordinary user signing in to the settings page.
 
 pip may reach the package index (its cache makes that quick); nothing else leaves the machine.
 """
@@ -144,11 +144,10 @@ def test_without_a_key_check_warns_how_to_set_one(host):
 
 @pytest.fixture(scope="module")
 def server(host):
-    """``manage.py runserver`` on a free loopback port, with a user, her DRF token and a staff user."""
+    """``manage.py runserver`` on a free loopback port, with a user (not staff) and her DRF token."""
     manage(host, "shell", "-c", (
         "from django.contrib.auth.models import User; "
-        "User.objects.create_user('alice', password='alice-pw-8364'); "
-        "User.objects.create_user('sam', password='sam-pw-8364', is_staff=True)"
+        "User.objects.create_user('alice', password='alice-pw-8364')"
     ))
     # As the README says: python manage.py drf_create_token <username>
     token = re.search(r"Generated token (\w+)", manage(host, "drf_create_token", "alice")).group(1)
@@ -213,18 +212,19 @@ def test_api_with_a_drf_token(server):
     assert bad.status_code == 401 and bad.headers["WWW-Authenticate"].startswith("Token")
 
 
-def test_settings_page_with_a_session_and_login_url(server):
+def test_an_ordinary_user_signs_in_reaches_the_settings_page_and_signs_out(server):
     url = server["url"]
     browser = requests.Session()
-    # Signed out, the page sends the visitor to a login page that exists (LOGIN_URL).
+    # Signed out, the page sends the visitor to LOGIN_URL: webtools' sign-in page, which admits every
+    # user (the admin's, the fallback before, admitted staff only). alice is not staff.
     page = browser.get(url + "/webtools/settings/", timeout=30)
-    assert page.status_code == 200 and "/admin/login/" in page.url, page.url
+    assert page.status_code == 200 and page.url == url + "/webtools/login/?next=/webtools/settings/", page.url
     login = browser.post(page.url, data={
-        "username": "sam", "password": "sam-pw-8364", "next": "/webtools/settings/",
+        "username": "alice", "password": "alice-pw-8364", "next": "/webtools/settings/",
         "csrfmiddlewaretoken": browser.cookies["csrftoken"],
     }, headers={"Referer": page.url}, timeout=30)
     assert login.status_code == 200 and login.url == url + "/webtools/settings/", login.url
-    assert 'id="wt-settings"' in login.text
+    assert 'id="wt-settings"' in login.text and "Signed in as <strong>alice</strong>" in login.text
     # The page's own calls: a session GET, and a PUT with Django's CSRF token.
     assert browser.get(url + "/api/plugins/settings", timeout=30).status_code == 200
     put = browser.put(url + "/api/plugins/web_search/tools/web_search", json={"enabled": False},
@@ -238,3 +238,8 @@ def test_settings_page_with_a_session_and_login_url(server):
     assert bundle.startswith("/static/") and browser.get(url + bundle, timeout=30).status_code == 200
     schema = browser.get(url + "/api/schema/?format=json", timeout=30).json()
     assert schema["info"]["title"] == "webtools settings API" and schema["info"]["version"] != "0.0.0"
+    # The settings page's Sign out button.
+    out = browser.post(url + "/webtools/logout/", data={"csrfmiddlewaretoken": browser.cookies["csrftoken"]},
+                       headers={"Referer": url + "/webtools/settings/"}, timeout=30)
+    assert out.status_code == 200 and "You have signed out." in out.text
+    assert browser.get(url + "/webtools/settings/", timeout=30).url.startswith(url + "/webtools/login/")
