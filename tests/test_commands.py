@@ -114,6 +114,28 @@ def test_check_reports_a_failing_test_call(root, monkeypatch):
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize("code", ["EAI_AGAIN", "EAI_NONAME"])
+def test_check_on_a_machine_without_a_network_warns_that_it_cannot_reach_it(web, monkeypatch, code):  # noqa: F811
+    """No name server answers (EAI_AGAIN: the usual offline machine), or it has no address for any name
+    (EAI_NONAME): web_fetch's test call (https://example.com/) cannot be made, which is a warning."""
+    import socket
+
+    import webtools.net.connection
+
+    def offline(host, port):
+        raise socket.gaierror(getattr(socket, code), "as getaddrinfo says it")
+
+    monkeypatch.setattr(webtools.net.connection, "system_resolver", offline)
+    get_user_model().objects.create_superuser("root", password="pw-root-123")
+    exit_code, out = run("check")
+    assert exit_code == 0, out
+    [line] = [line for line in out.splitlines() if "web_fetch test call" in line]
+    assert line.startswith("WARNING web_fetch test call could not reach the network: The host example.com could not")
+    assert "robots" not in line and "--offline" in line
+    assert "0 error(s)" in out
+
+
+@pytest.mark.django_db
 def test_call_fetches_the_url_the_operator_gave(web):  # noqa: F811
     user, _engine, site = web
     get_user_model().objects.create_superuser("root", password="pw-root-123")

@@ -596,3 +596,85 @@ def test_every_error_is_a_net_error():
     for error in (InvalidURL, AddressNotAllowed, RedirectNotAllowed, TooManyRedirects, FetchTimeout,
                   BodyTooLarge, ConnectionFailed, Cancelled):
         assert issubclass(error, NetError)
+
+
+# --- what a failed connection says ------------------------------------------------------------------
+
+
+def failing_resolver(code):
+    """A resolver failing as getaddrinfo does: ``socket.gaierror`` with its own error code."""
+    import socket
+
+    def resolve(host, port):
+        raise socket.gaierror(code, "as getaddrinfo says it")
+    return resolve
+
+
+def test_a_name_without_an_address_says_so():
+    import socket
+
+    with pytest.raises(ConnectionFailed) as excinfo:
+        fetch(HttpClient(resolver=failing_resolver(socket.EAI_NONAME)), "http://nonexistent.invalid/a?k=s3cret")
+    assert excinfo.value.kind == ConnectionFailed.NO_ADDRESS
+    assert str(excinfo.value) == (
+        "The host nonexistent.invalid could not be found: no address is registered for that name.")
+    assert str(excinfo.value.url) == "http://nonexistent.invalid/a?k=s3cret"  # for the caller; never in the text
+
+
+def test_a_machine_without_a_name_server_says_the_network_may_be_unreachable():
+    import socket
+
+    from webtools.net.errors import no_network
+
+    with pytest.raises(ConnectionFailed) as excinfo:
+        fetch(HttpClient(resolver=failing_resolver(socket.EAI_AGAIN)), "http://example.com/")
+    assert excinfo.value.kind == ConnectionFailed.NAME_SERVICE
+    assert "no name server answered" in str(excinfo.value) and "network may be unreachable" in str(excinfo.value)
+    assert no_network(str(excinfo.value)) and not no_network("Fetching x failed (HTTP 500).")
+
+
+def test_a_refused_port_says_nothing_accepts_connections_there(public):
+    port = public.port
+    public.stop()
+    with pytest.raises(ConnectionFailed) as excinfo:
+        fetch(HttpClient(policy=PUBLIC), f"http://127.0.0.1:{port}/")
+    assert excinfo.value.kind == ConnectionFailed.REFUSED
+    assert str(excinfo.value) == f"127.0.0.1:{port} refused the connection: nothing accepts connections on that port."
+
+
+def test_a_connection_reset_before_the_answer_says_so():
+    import socket
+    import struct
+
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    port = listener.getsockname()[1]
+
+    def reset_the_first():
+        conn, _ = listener.accept()
+        conn.recv(1024)
+        conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST, not FIN
+        conn.close()
+
+    thread = threading.Thread(target=reset_the_first)
+    thread.start()
+    try:
+        with pytest.raises(ConnectionFailed) as excinfo:
+            fetch(HttpClient(policy=PUBLIC), f"http://127.0.0.1:{port}/page")
+    finally:
+        thread.join(5)
+        listener.close()
+    assert excinfo.value.kind == ConnectionFailed.RESET
+    assert str(excinfo.value) == f"The server of http://127.0.0.1:{port}/page closed the connection before it answered."
+
+
+def test_a_self_signed_certificate_is_a_tls_failure(tmp_path):
+    # The server's certificate comes from a CA the client does not trust (as a self-signed one does).
+    context, _ca_file = make_tls_context(tmp_path, ["public.test"])
+    with LoopbackServer({"*": OK}, tls=context) as server:
+        client = HttpClient(policy=PUBLIC, resolver=names({"public.test": ["127.0.0.1"]}))
+        with pytest.raises(ConnectionFailed) as excinfo:
+            fetch(client, server.url("/", host="public.test"))
+    assert excinfo.value.kind == ConnectionFailed.TLS
+    assert str(excinfo.value).startswith(f"The TLS connection to https://public.test:{server.port}/ failed")

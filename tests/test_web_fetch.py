@@ -460,11 +460,73 @@ def test_with_robots_txt_off_its_content_signals_are_still_read_and_its_rules_ar
     assert server.hits("/robots.txt") == 1
 
 
-def test_robots_txt_server_error_disallows_everything(client, server):
+def test_robots_txt_server_error_disallows_everything_and_says_it_could_not_be_read(client, server):
     server.route("/robots.txt", Reply(503, {}, "busy"))
     server.route("/", html(ARTICLE))
-    with pytest.raises(ToolError, match="robots.txt"):
+    with pytest.raises(ToolError) as refused:
         call(client, server.url("/"))
+    assert refused.value.message == (
+        f"The robots.txt of {server.origin} could not be read (its server answered HTTP 503). A robots.txt "
+        f"that cannot be read counts as disallowing every page (RFC 9309), so {server.url('/')} was not "
+        "fetched; it may be readable later.")
+    assert server.hits("/") == 0
+
+
+def test_robots_txt_redirecting_to_a_server_that_cannot_be_reached_could_not_be_read(client, server):
+    import socket
+
+    with socket.socket() as spare:  # a port nothing listens on once closed
+        spare.bind(("127.0.0.1", 0))
+        closed_port = spare.getsockname()[1]
+    server.route("/robots.txt", redirect(f"http://127.0.0.1:{closed_port}/robots.txt"))
+    server.route("/", html(ARTICLE))
+    with pytest.raises(ToolError) as refused:
+        call(client, server.url("/"))
+    assert refused.value.message.startswith(
+        f"The robots.txt of {server.origin} could not be read (it redirects to http://127.0.0.1:{closed_port}, "
+        "which could not be reached).")
+
+
+# -- a site that cannot be reached: what happened, never robots.txt -------------------------------------
+
+
+def _unreachable(client, url, **options):
+    with pytest.raises(ToolError) as failed:
+        call(client, url, **options)
+    assert "robots" not in failed.value.message.lower()
+    return failed.value.message
+
+
+@pytest.mark.parametrize("respect_robots_txt", [True, False])
+def test_a_name_that_does_not_resolve_says_the_host_has_no_address(respect_robots_txt):
+    import socket
+
+    def resolver(host, port):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    with HttpClient(policy=AddressPolicy.with_overrides(allow=["127.0.0.1/32"]), resolver=resolver) as client:
+        message = _unreachable(client, "https://nonexistent.invalid/page", respect_robots_txt=respect_robots_txt)
+    assert message == "The host nonexistent.invalid could not be found: no address is registered for that name."
+
+
+@pytest.mark.parametrize("respect_robots_txt", [True, False])
+def test_a_refused_port_says_the_connection_was_refused(client, server, respect_robots_txt):
+    url, port = server.url("/page"), server.port
+    server.stop()
+    message = _unreachable(client, url, respect_robots_txt=respect_robots_txt)
+    assert message == f"127.0.0.1:{port} refused the connection: nothing accepts connections on that port."
+
+
+@pytest.mark.parametrize("respect_robots_txt", [True, False])
+def test_a_certificate_that_cannot_be_verified_is_a_tls_failure(client, tmp_path, respect_robots_txt):
+    from tests.servers import make_tls_context
+
+    context, _ca = make_tls_context(tmp_path, ["site.test"])  # a CA the client does not trust
+    with LoopbackServer({"*": html(ARTICLE)}, tls=context) as tls_server:
+        url = tls_server.url("/page", host="site.test")
+        message = _unreachable(client, url, respect_robots_txt=respect_robots_txt)
+    assert message.startswith(f"The TLS connection to {url} failed (the certificate could not be verified")
+    assert tls_server.hits() == 0  # no request was made over it
 
 
 def test_missing_robots_txt_allows_everything(client, server):

@@ -260,21 +260,46 @@ class HttpClient:
             )
         except AddressNotAllowed as err:
             raise err.for_url(deadline.url) from err
+        except ConnectionFailed as err:
+            err.url = err.url or deadline.url
+            raise
         except NetError:
             raise
         except requests.exceptions.SSLError as err:
             raise ConnectionFailed(
                 f"The TLS connection to {display_url(deadline.url)} failed "
-                "(the certificate could not be verified for this host name, or the handshake failed)."
+                "(the certificate could not be verified for this host name, or the handshake failed).",
+                ConnectionFailed.TLS, deadline.url,
             ) from err
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError,
                 http.client.HTTPException, OSError) as err:
             if deadline.expired() or isinstance(err, requests.exceptions.Timeout):
                 raise deadline.timeout_error() from err
-            raise ConnectionFailed(f"The request to {display_url(deadline.url)} failed.") from err
+            if _caused_by(err, (ConnectionResetError, http.client.RemoteDisconnected)):
+                raise ConnectionFailed(
+                    f"The server of {display_url(deadline.url)} closed the connection before it answered.",
+                    ConnectionFailed.RESET, deadline.url,
+                ) from err
+            raise ConnectionFailed(f"The request to {display_url(deadline.url)} failed.",
+                                   url=deadline.url) from err
         finally:
             _local.deadline = previous
         return Response(resp, sent, deadline, self._session)
+
+
+def _caused_by(err: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:
+    """Whether ``err``, or an exception it was raised from or wraps, is one of ``kinds`` (requests and
+    urllib3 wrap the socket's error in one or two of their own, in ``args`` or as the cause)."""
+    todo, seen = [err], set()
+    while todo:
+        current = todo.pop()
+        if id(current) in seen:
+            continue
+        seen.add(id(current))
+        if isinstance(current, kinds):
+            return True
+        todo += [e for e in (current.__cause__, current.__context__, *current.args) if isinstance(e, BaseException)]
+    return False
 
 
 def client_for(allow_private_networks: bool, policy: AddressPolicy | None = None,

@@ -14,6 +14,7 @@ May import ``deadline``, ``errors`` and ``policy`` of ``webtools.net``; the clie
 from __future__ import annotations
 
 import concurrent.futures
+import errno
 import socket
 import sys
 import threading
@@ -25,10 +26,30 @@ from urllib3.connectionpool import HTTPConnectionPool, HTTPSConnectionPool
 from urllib3.poolmanager import PoolManager
 
 from .deadline import _current_deadline, _Deadline, _DeadlineHTTPResponse
-from .errors import AddressNotAllowed, ConnectionFailed
+from .errors import AddressNotAllowed, ConnectionFailed, no_address, no_name_server, no_route
 from .policy import AddressPolicy, IPAddress, parse_address
 
 Resolver = Callable[[str, int], Iterable[str]]
+
+#: getaddrinfo's answers that the name has no address, and that no name server could be asked.
+_NO_SUCH_NAME = {socket.EAI_NONAME, getattr(socket, "EAI_NODATA", socket.EAI_NONAME)}
+_NAME_SERVER_DOWN = {socket.EAI_AGAIN, socket.EAI_FAIL}
+#: connect's errors that mean no route: this server is not on a network that leads there.
+_NO_ROUTE = {errno.ENETUNREACH, errno.EHOSTUNREACH, errno.ENETDOWN}
+
+
+def _connect_failed(where: str, err: OSError | None) -> ConnectionFailed:
+    """What the last failed ``connect`` to ``where`` (``host:port``) says, in words."""
+    if isinstance(err, ConnectionRefusedError):
+        return ConnectionFailed(f"{where} refused the connection: nothing accepts connections on that port.",
+                                ConnectionFailed.REFUSED)
+    if isinstance(err, ConnectionResetError):
+        return ConnectionFailed(f"{where} reset the connection.", ConnectionFailed.RESET)
+    if isinstance(err, TimeoutError):
+        return ConnectionFailed(f"{where} did not accept the connection in time.")
+    if err is not None and err.errno in _NO_ROUTE:
+        return ConnectionFailed(no_route(where), ConnectionFailed.UNREACHABLE)
+    return ConnectionFailed(f"Could not connect to {where}.")
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -77,6 +98,12 @@ class _Guard:
             except concurrent.futures.TimeoutError:
                 future.cancel()
                 raise deadline.timeout_error() from None
+        except socket.gaierror as err:
+            if err.errno in _NO_SUCH_NAME:
+                raise ConnectionFailed(no_address(host), ConnectionFailed.NO_ADDRESS) from err
+            if err.errno in _NAME_SERVER_DOWN:
+                raise ConnectionFailed(no_name_server(host), ConnectionFailed.NAME_SERVICE) from err
+            raise ConnectionFailed(f"The host {host} could not be found.") from err
         except (OSError, UnicodeError) as err:
             raise ConnectionFailed(f"The host {host} could not be found.") from err
 
@@ -117,7 +144,7 @@ class _Guard:
                 sock.close()
                 raise
             return sock
-        raise ConnectionFailed(f"Could not connect to {_host_port(host.strip('[]'), port)}.") from last_error
+        raise _connect_failed(_host_port(host.strip("[]"), port), last_error) from last_error
 
     def check_peer(self, sock: socket.socket) -> None:
         """The last word: the address this socket is actually connected to."""

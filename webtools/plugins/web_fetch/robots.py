@@ -15,7 +15,8 @@ front of it does what protego does differently from RFC 9309 and Google's refere
 - Lines longer than Google's limit (16,663 bytes) are cut, as its parser does.
 
 Fetching (``fetch_rules``) follows 2.3.1: a 4xx answer means everything is allowed, a 5xx answer or an
-unreachable server means nothing is, and up to 5 redirects are followed; it takes at most
+unreachable robots.txt means nothing is (and the refusal says it could not be read, and why), and up to
+5 redirects are followed; a site that cannot be reached at all is reported as such; it takes at most
 ``ROBOTS_TIMEOUT`` seconds and never more than what is left of the call's deadline.
 
 Content signals, the site's wishes on how its pages are used once fetched, are read from the same
@@ -37,8 +38,16 @@ from urllib.parse import quote
 
 from protego import Protego
 
-from webtools.net import AddressNotAllowed, Cancelled, FetchTimeout, NetError, TooManyRedirects, read_url
 from webtools.exceptions import URL_NOT_ACCESSIBLE
+from webtools.net import (
+    AddressNotAllowed,
+    Cancelled,
+    ConnectionFailed,
+    FetchTimeout,
+    NetError,
+    TooManyRedirects,
+    read_url,
+)
 from webtools.runtime import ToolCancelled, ToolError
 
 from .extract import decode
@@ -182,6 +191,32 @@ class RobotsRules:
     rules: list[tuple[str, str]]
     _parser: Protego | None = None
     signals: list[Signal] = field(default_factory=list)
+    #: Why the robots.txt could not be read, when it could not (the rules are then a full disallow).
+    unread: str = ""
+    #: When the site itself could not be reached: what happened, the whole message (a full disallow).
+    unreached: str = ""
+
+    @classmethod
+    def unreadable(cls, why: str) -> RobotsRules:
+        """RFC 9309 2.3.1.4: a robots.txt that cannot be read (a 5xx answer, an unreachable server)
+        disallows every page; ``why`` says what happened, for the refusal's message."""
+        return cls([("disallow", "/")], unread=why)
+
+    @classmethod
+    def site_unreachable(cls, message: str) -> RobotsRules:
+        """The site could not be reached at all (no address, refused, reset, TLS): a full disallow
+        whose refusal is ``message``, what happened, since robots.txt is not what stopped the fetch."""
+        return cls([("disallow", "/")], unreached=message)
+
+    def refusal(self, url: URL) -> str:
+        """What the model is told when these rules do not allow ``url``."""
+        if self.unreached:
+            return self.unreached
+        if self.unread:
+            return (f"The robots.txt of {url.origin} could not be read ({self.unread}). A robots.txt that "
+                    f"cannot be read counts as disallowing every page (RFC 9309), so {url} was not fetched; "
+                    "it may be readable later.")
+        return f"The robots.txt of {url.origin} does not allow fetching {url}."
 
     @classmethod
     def parse(cls, text: str, token: str) -> RobotsRules:
@@ -272,7 +307,6 @@ class RobotsRules:
 
 
 ALLOW_ALL = RobotsRules([])
-DISALLOW_ALL = RobotsRules([("disallow", "/")])
 
 
 def is_allowed(robots_txt: str, user_agent: str, url: str) -> bool:
@@ -337,7 +371,11 @@ def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline
                 sign: Callable[[URL], Mapping[str, str]] | None = None) -> RobotsRules:
     """The robots.txt rules of ``url``'s origin for ``user_agent``'s product token, fetched with the
     guarded client ``fetch`` within what is left of the call's ``deadline`` (of ``timeout`` seconds);
-    ``sign`` signs each request as the page's are (Web Bot Auth)."""
+    ``sign`` signs each request as the page's are (Web Bot Auth).
+
+    When the site itself cannot be reached (no address, refused, reset, TLS), the rules' refusal says
+    what happened, not robots.txt; when only its robots.txt cannot be read, the refusal says why.
+    Either way the rules disallow everything (RFC 9309 2.3.1.4)."""
     try:
         with fetch.follow(
             "GET", robots_url(url), max_redirects=5, headers={"User-Agent": user_agent},
@@ -347,7 +385,7 @@ def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline
             if 400 <= status < 500:
                 return ALLOW_ALL  # RFC 9309 2.3.1.3: "unavailable", crawl freely
             if status >= 300:
-                return DISALLOW_ALL  # 2.3.1.4: "unreachable", 5xx included
+                return RobotsRules.unreadable(f"its server answered HTTP {status}")  # 2.3.1.4, 5xx included
             data = response.read(MAX_ROBOTS_BYTES, on_too_large="truncate")
     except Cancelled as err:
         raise ToolCancelled() from err
@@ -357,13 +395,17 @@ def fetch_rules(fetch: HttpClient, url: URL, user_agent: str, deadline: Deadline
         if err.url and read_url(err.url).origin == url.origin:
             # The site itself is private: say so, not that its robots.txt could not be read.
             raise ToolError(str(err.for_url(url)), err.code) from err
-        return DISALLOW_ALL  # its robots.txt redirects somewhere private: unreachable
+        return RobotsRules.unreadable("it redirects to an address that is not allowed")
+    except ConnectionFailed as err:
+        if err.url is None or err.url.origin == url.origin:
+            return RobotsRules.site_unreachable(str(err.for_url(url)))  # that is the news, not robots.txt
+        return RobotsRules.unreadable(f"it redirects to {err.url.origin}, which could not be reached")
     except FetchTimeout as err:
         if deadline.expired:
             # The call's time ran out, not the site's patience: say so, and remember nothing.
             raise ToolError(f"The page could not be fetched within {timeout:g} seconds (reading the "
                             f"robots.txt of {url.origin} took the rest).", URL_NOT_ACCESSIBLE) from err
-        return DISALLOW_ALL
-    except NetError:
-        return DISALLOW_ALL
+        return RobotsRules.unreadable(f"it did not arrive within {ROBOTS_TIMEOUT:g} seconds")
+    except NetError as err:
+        return RobotsRules.unreadable(str(err).rstrip("."))
     return RobotsRules.parse(decode(data, response.charset), product_token(user_agent))

@@ -389,17 +389,17 @@ class WebFetch:
         why = domains.refusal(url.host, self.options.allow_domains, self.options.deny_domains)
         if why:
             raise ToolError(f"The address {url} is not allowed: {why}.", URL_NOT_ALLOWED)
-        if self.options.respect_robots_txt and not self.robots_allow(url, ctx, deadline):
-            raise ToolError(f"The robots.txt of {url.origin} does not allow fetching {url}.", URL_NOT_ALLOWED)
+        if self.options.respect_robots_txt:
+            rules = self.robots(url, ctx, deadline)
+            if not rules.allows(str(url)):  # the canonical target: what the server will be asked for
+                # A site that cannot be reached is not accessible; a robots.txt that says no, or cannot
+                # be read (RFC 9309: a full disallow), does not allow the URL.
+                raise ToolError(rules.refusal(url), URL_NOT_ACCESSIBLE if rules.unreached else URL_NOT_ALLOWED)
         if self.options.respect_content_signals and (
             against := self.robots(url, ctx, deadline).signal_against(url.target)
         ):
             ctx.audit(refused="content_signal")
             raise ToolError(robots.signal_refusal(url, *against, "robots.txt"), URL_NOT_ALLOWED)
-
-    def robots_allow(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> bool:
-        # The canonical target is what the server will be asked for.
-        return self.robots(url, ctx, deadline).allows(str(url))
 
     def robots(self, url: URL, ctx: ToolContext, deadline: Deadline | None = None) -> robots.RobotsRules:
         """The robots.txt rules of ``url``'s origin for our product token, read once a turn."""
