@@ -218,11 +218,11 @@ class SpyPolicy(AddressPolicy):
         self.seen = []
         self.refuse_after = refuse_after
 
-    def verdict(self, ip):
+    def verdict(self, ip, host=None):
         self.seen.append(str(ip))
         if self.refuse_after is not None and len(self.seen) > self.refuse_after:
-            return super().verdict("127.0.0.2")
-        return super().verdict(ip)
+            return super().verdict("127.0.0.2", host)
+        return super().verdict(ip, host)
 
 
 def test_connected_peer_is_checked_before_a_byte_is_sent(public):

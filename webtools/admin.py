@@ -138,6 +138,21 @@ class PluginOptionsAdminForm(forms.ModelForm):
         return super().save(commit)
 
 
+def network_access() -> str:
+    """What the guarded client may reach beyond the public internet, as the settings file says (shown
+    read-only on each plugin's options page: it is set in settings, not here)."""
+    from .conf import get_setting
+
+    if get_setting("ALLOW_PRIVATE_NETWORKS"):
+        return str(_("Private networks: every address (ALLOW_PRIVATE_NETWORKS is on: the SSRF guard is off)."))
+    entries = get_setting("ALLOW_ADDRESSES") or []
+    if not entries:
+        return str(_("Private networks: none. The tools reach public addresses only "
+                     '(WEBTOOLS["ALLOW_ADDRESSES"] in settings lets named private ones through).'))
+    return str(_('Private networks allowed by WEBTOOLS["ALLOW_ADDRESSES"] in settings: %(entries)s.')
+               % {"entries": ", ".join(str(entry) for entry in entries)})
+
+
 def choice_word(fields, controller: str) -> str:
     """What one value of the field ``controller`` is called in a sentence: its label in lower case
     ("Engine": "engine", "Renderer": "renderer")."""
@@ -263,7 +278,8 @@ class PluginOptionsAdmin(admin.ModelAdmin):
         plugin = get_plugin(obj.plugin) if obj else None
         spec = scoped_fields(plugin) if plugin is not None and plugin.options_form is not None else None
         link = _scopes_title(plugin, spec[0]) if spec else ""
-        return super().change_view(request, object_id, form_url, {**(extra_context or {}), "scopes_link": link})
+        context = {**(extra_context or {}), "scopes_link": link, "network_access": network_access()}
+        return super().change_view(request, object_id, form_url, context)
 
     def scopes_view(self, request, object_id):
         """Keys, base URLs and fields per engine, entered for an engine without choosing it (what a

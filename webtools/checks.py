@@ -10,6 +10,7 @@
 | webtools.W015 | warning | saved options this host cannot honour (``Plugin.check``: a program or key they need) |
 | webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
 | webtools.E004 | error | ``WEBTOOLS["PROXIES"]`` is not a dict of ``fetch`` and ``engines`` proxy URLs it can use |
+| webtools.E010 | error | ``WEBTOOLS["ALLOW_ADDRESSES"]`` is not a list of IP addresses, CIDR networks and host names |
 
 Part of the Django shell: may import the host, ``models``, the runtime, ``net`` and the base (the host and
 the models inside the checks, which run after the app registry is ready).
@@ -71,6 +72,22 @@ def check_private_networks(app_configs=None, **kwargs):
                 id="webtools.W001",
             )
         ]
+    return []
+
+
+@register(Tags.security)
+def check_allow_addresses(app_configs=None, **kwargs):
+    """Every entry of ``ALLOW_ADDRESSES`` can be read, all of the bad ones named at once."""
+    from .net import AllowList
+
+    entries = get_setting("ALLOW_ADDRESSES") or []
+    hint = 'WEBTOOLS["ALLOW_ADDRESSES"] = ["10.20.0.0/16", "192.168.1.7", "wiki.intranet.example"]'
+    if isinstance(entries, str) or not isinstance(entries, (list, tuple)):
+        return [Error('WEBTOOLS["ALLOW_ADDRESSES"] must be a list.', hint=hint, id="webtools.E010")]
+    try:
+        AllowList(entries)
+    except ValueError as err:
+        return [Error(f'WEBTOOLS["ALLOW_ADDRESSES"]: {err}', hint=hint, id="webtools.E010")]
     return []
 
 

@@ -6,6 +6,7 @@ A host project configures webtools with one dict::
         "PLUGINS": [...],                 # dotted paths of Plugin classes
         "ENCRYPTION_KEYS": ["..."],       # Fernet keys; the first encrypts, all decrypt
         "ALLOW_PRIVATE_NETWORKS": False,  # True turns the SSRF guard off
+        "ALLOW_ADDRESSES": ["10.20.0.0/16", "wiki.intranet.example"],  # private addresses let through
         "APP_NAME": "webtools",           # product token in the User-Agent and robots.txt
         "PUBLIC_URL": "",                 # where operators of fetched sites can read about the bot
         "CACHE": "default",               # Django cache alias of the limits' counters and the shared cache
@@ -35,6 +36,9 @@ DEFAULTS: dict[str, Any] = {
     # An ``webtools.net.AddressPolicy`` (or its dotted path) replacing the default table; for tests
     # that let loopback servers stand in for public hosts. Never set in production.
     "ADDRESS_POLICY": None,
+    # Private addresses the tools may reach in production: IP addresses, networks in CIDR notation and
+    # exact host names, checked after resolution (``webtools.net.AllowList``; docs/security.md).
+    "ALLOW_ADDRESSES": [],
     # Engine id -> endpoint URL replacing the engine's public endpoint, for a proxy or a recorded
     # engine in tests. Admin-set URLs: reached with the plain client.
     "ENGINE_URLS": {},

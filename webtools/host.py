@@ -406,6 +406,14 @@ def http_clients(user_agent: str):
         from django.utils.module_loading import import_string
 
         policy = import_string(policy)
+    allowed = conf.get_setting("ALLOW_ADDRESSES") or []
+    if allowed:
+        from .net import DEFAULT_POLICY
+
+        try:
+            policy = (policy or DEFAULT_POLICY).with_allow_list(allowed)
+        except ValueError as err:  # the system check webtools.E010 says so first
+            raise WebtoolsConfigurationError(f'WEBTOOLS["ALLOW_ADDRESSES"]: {err}') from None
     allow_private = bool(conf.get_setting("ALLOW_PRIVATE_NETWORKS"))
     proxies = conf.get_setting("PROXIES") or {}
     guarded = client_for(allow_private, policy=policy, user_agent=user_agent, proxy=proxies.get("fetch"))

@@ -26,7 +26,7 @@ from .errors import (
     RedirectNotAllowed,
     TooManyRedirects,
 )
-from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, Rule, Verdict
+from .policy import DEFAULT_POLICY, DEFAULT_RULES, AddressPolicy, AllowList, Rule, Verdict
 from .response import ACCEPTED_CODINGS, Response
 from .urls import URL, QueryFreeLogs, display_url, displayed_urls, read_url
 
@@ -41,6 +41,7 @@ __all__ = [
     "DEFAULT_RULES",
     "AddressNotAllowed",
     "AddressPolicy",
+    "AllowList",
     "BodyTooLarge",
     "CancelSignal",
     "Cancelled",

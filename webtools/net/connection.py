@@ -81,7 +81,7 @@ class _Guard:
             raise ConnectionFailed(f"The host {host} could not be found.")
         if self.policy is not None:
             for address in addresses:
-                allowed, reason = self.policy.verdict(address)
+                allowed, reason = self.policy.verdict(address, host)
                 if not allowed:
                     raise AddressNotAllowed(str(address), reason, f"http://{_host_port(host, port)}/")
         return addresses
@@ -139,19 +139,19 @@ class _Guard:
                 last_error = err
                 continue
             try:
-                self.check_peer(sock)
+                self.check_peer(sock, host)
             except BaseException:
                 sock.close()
                 raise
             return sock
         raise _connect_failed(_host_port(host.strip("[]"), port), last_error) from last_error
 
-    def check_peer(self, sock: socket.socket) -> None:
-        """The last word: the address this socket is actually connected to."""
+    def check_peer(self, sock: socket.socket, host: str | None = None) -> None:
+        """The last word: the address this socket is actually connected to (for the name ``host``)."""
         if self.policy is None:
             return
         peer = sock.getpeername()[0]
-        allowed, reason = self.policy.verdict(peer)
+        allowed, reason = self.policy.verdict(peer, host)
         if not allowed:
             raise AddressNotAllowed(str(parse_address(peer)), reason, connected=True)
 
@@ -212,7 +212,7 @@ class _GuardedConnectionMixin(_DeadlineConnectionMixin):
         if self.sock is not None:  # type: ignore[attr-defined]
             # A pooled keep-alive connection: checked when it was opened, and checked again here,
             # so reuse can never skip the guard.
-            self._guard.check_peer(self.sock)  # type: ignore[attr-defined]
+            self._guard.check_peer(self.sock, self._dns_host)  # type: ignore[attr-defined]
         super().request(*args, **kwargs)  # type: ignore[misc]
 
 

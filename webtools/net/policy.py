@@ -12,6 +12,7 @@ Imports only ``errors``; ``connection`` asks it about every address.
 from __future__ import annotations
 
 import ipaddress
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, NamedTuple, Union
 
@@ -155,15 +156,75 @@ def parse_address(ip: str | IPAddress) -> IPAddress:
     return address
 
 
+#: The reason of the rows that name a cloud metadata service: only an address named one by one in an
+#: allow list lets one through.
+METADATA = "a cloud metadata address"
+#: A host name as an allow list may name one: labels of letters, digits, ``-`` and ``_``.
+_LABEL = r"[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?"
+_HOST_NAME = re.compile(rf"(?=.{{1,253}}\Z){_LABEL}(?:\.{_LABEL})*")
+
+
+class AllowList:
+    """The private addresses an operator lets the guarded client reach (``WEBTOOLS["ALLOW_ADDRESSES"]``):
+    IP addresses and networks in CIDR notation (``10.20.0.0/16``), and exact host names
+    (``wiki.intranet.example``).
+
+    Checked after resolution, on every address the client would dial and on the connected peer, as
+    every row of the table is: an address inside a listed network passes whatever name led to it; a
+    listed host name's own addresses pass when the client connects to that name, and to no other.
+    Cloud metadata addresses stay refused unless listed one by one (``169.254.169.254`` or
+    ``169.254.169.254/32``): a network or a host name that covers one does not let it through.
+    """
+
+    def __init__(self, entries: Iterable[str]):
+        self.entries = tuple(entries)
+        networks: list[IPNetwork] = []
+        hosts: set[str] = set()
+        problems = []
+        for entry in self.entries:
+            text = str(entry).strip()
+            try:
+                networks.append(ipaddress.ip_network(text.strip("[]")))
+                continue
+            except ValueError:
+                pass
+            host = text.lower().rstrip(".")
+            if "/" in text or ":" in text or not _HOST_NAME.fullmatch(host):
+                problems.append(repr(entry))
+            else:
+                hosts.add(host)
+        if problems:
+            raise ValueError(f"{', '.join(problems)}: not an IP address, a network in CIDR notation "
+                             "(host bits zero, as 10.20.0.0/16) nor a host name.")
+        self.networks = tuple(networks)
+        self.hosts = frozenset(hosts)
+
+    def permits(self, address: IPAddress, host: str | None, reason: str) -> bool:
+        """Whether the list lets ``address`` through, reached by the name ``host`` (None: unknown), the
+        table having refused it for ``reason``."""
+        if any(net.num_addresses == 1 and address in net for net in self.networks):
+            return True  # named one by one
+        if reason.startswith(METADATA):
+            return False
+        if any(address in net for net in self.networks):
+            return True
+        return host is not None and host.strip("[]").lower().rstrip(".") in self.hosts
+
+    def __bool__(self) -> bool:
+        return bool(self.entries)
+
+
 class AddressPolicy:
     """An explicit, ordered table deciding which addresses may be reached.
 
     The most specific row containing the address wins; among rows of the same prefix length the
-    earlier one does. Addresses no row contains are refused.
+    earlier one does. Addresses no row contains are refused. ``allow_list`` (an ``AllowList``) then
+    lets the operator's own private addresses through.
     """
 
-    def __init__(self, rules: Iterable[Rule | tuple]):
+    def __init__(self, rules: Iterable[Rule | tuple], allow_list: AllowList | None = None):
         self.rules: tuple[Rule, ...] = tuple(r if isinstance(r, Rule) else Rule.of(*r) for r in rules)
+        self.allow_list = allow_list
         # {version: [(prefixlen, {network int: rule}), ...]} longest prefix first: one dict lookup
         # per distinct prefix length instead of a scan of every row.
         tables: dict[int, dict[int, dict[int, Rule]]] = {4: {}, 6: {}}
@@ -194,16 +255,28 @@ class AddressPolicy:
                 return rule
         return None
 
-    def verdict(self, ip: str | IPAddress) -> Verdict:
-        """Whether ``ip`` may be reached, and a noun phrase saying what it is."""
+    def with_allow_list(self, entries: Iterable[str]) -> AddressPolicy:
+        """This table with ``entries`` (``WEBTOOLS["ALLOW_ADDRESSES"]``) as its allow list; raises
+        ``ValueError`` naming every entry that cannot be read."""
+        return AddressPolicy(self.rules, AllowList(entries))
+
+    def verdict(self, ip: str | IPAddress, host: str | None = None) -> Verdict:
+        """Whether ``ip`` may be reached (by the name ``host``, when known), and a noun phrase saying
+        what it is."""
         address = parse_address(ip)
+        verdict = self._table_verdict(address)
+        if not verdict.allowed and self.allow_list and self.allow_list.permits(address, host, verdict.reason):
+            return Verdict(True, f"{verdict.reason} allowed by ALLOW_ADDRESSES")
+        return verdict
+
+    def _table_verdict(self, address: IPAddress) -> Verdict:
         rule = self.rule_for(address)
         if rule is None:
             return Verdict(False, "an address no rule allows")
         if rule.embeds is None:
             return Verdict(rule.allowed, rule.reason)
         for inner in rule.embeds(address):
-            allowed, reason = self.verdict(inner)
+            allowed, reason = self._table_verdict(inner)
             if not allowed:
                 return Verdict(False, f"{reason} ({inner}) embedded in {rule.reason}")
         return Verdict(True, rule.reason)
@@ -218,7 +291,8 @@ class AddressPolicy:
             raise AddressNotAllowed(str(parse_address(ip)), reason)
 
     def __repr__(self) -> str:
-        return f"<AddressPolicy: {len(self.rules)} rules>"
+        allowed = f", {len(self.allow_list.entries)} allowed" if self.allow_list else ""
+        return f"<AddressPolicy: {len(self.rules)} rules{allowed}>"
 
 
 DEFAULT_POLICY = AddressPolicy(DEFAULT_RULES)
