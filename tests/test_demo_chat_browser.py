@@ -174,3 +174,26 @@ def test_an_error_is_a_readable_notice(browser, live_server, settings, lookup):
     notice = call.find_element(By.CSS_SELECTOR, ".chat-notice")
     assert notice.get_attribute("role") == "alert" and notice.text.startswith("Something went wrong.")
     assert "{" not in notice.text  # the message, not the JSON around it
+
+
+def test_a_long_unbroken_word_wraps_inside_the_answer_card_on_a_phone(browser, live_server, settings, lookup):
+    """A URL or token without spaces (models write them) stays inside the card at a phone's width."""
+    from selenium.webdriver.common.by import By
+
+    log_in(browser, live_server, "gwen")
+    word = "https://very-long-host.example/" + "a" * 300
+    with ScriptedLLM([answer(f"See {word} and also {'x' * 200}.")]) as llm:
+        settings.OPENAI_BASE_URL = llm.url
+        browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride",
+                                {"width": 360, "height": 740, "deviceScaleFactor": 1, "mobile": True})
+        try:
+            ask_question(browser, live_server, "A long word?")
+            reply = browser.find_elements(By.CSS_SELECTOR, ".chat-assistant")[-1]
+            widths = browser.execute_script(
+                "var r = arguments[0]; return [r.scrollWidth, r.clientWidth, document.documentElement.scrollWidth,"
+                " window.innerWidth];", reply)
+        finally:
+            browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+    assert "x" * 200 in reply.text.replace("\n", "")
+    scroll, client, page, viewport = widths
+    assert scroll <= client and page <= viewport, widths

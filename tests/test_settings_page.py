@@ -166,7 +166,7 @@ def test_web_search_page_reads_like_a_settings_page_and_confirms_a_save_that_sta
     user = log_in(browser, live_server, "nora")
     open_page(browser, live_server)
     titles = [e.text for e in browser.find_elements(By.CSS_SELECTOR, ".wt-tool-title")]
-    assert titles == ["Web search", "Read web pages"]  # people read titles, not tool identifiers
+    assert titles == ["Web search", "Web fetch"]  # people read titles, not tool identifiers
     help_id = browser.find_element(By.ID, "wt-tool-web_search-web_search").get_attribute("aria-describedby")
     assert "sent to that engine" in browser.find_element(By.ID, help_id).text
 
@@ -217,3 +217,30 @@ def test_settings_page_works_with_the_keyboard_alone(browser, live_server):
         if (control.get_attribute("name") or "").endswith("__clear"):
             continue  # wrapped in its label
         assert browser.find_elements(By.CSS_SELECTOR, f'label[for="{control.get_attribute("id")}"]'), control
+
+
+def test_clear_my_settings_asks_first_and_keeps_everything_until_confirmed(browser, live_server):
+    from selenium.webdriver.common.by import By
+
+    user = log_in(browser, live_server, "otto")
+    row = UserPluginSettings(user=user, plugin="web_search", values={"engine": "brave"})
+    row.set_secrets({"api_key@brave": "BSA-otto-key-12345"})
+    row.save()
+    open_page(browser, live_server)
+    block = browser.find_element(By.CSS_SELECTOR, '[data-plugin="web_search"]')
+    clear = block.find_element(By.XPATH, ".//button[text()='Clear my settings']")
+    confirm = block.find_element(By.CSS_SELECTOR, ".wt-confirm")
+    assert not confirm.is_displayed()
+    clear.click()
+    assert confirm.is_displayed() and "every API key you saved" in confirm.text
+    assert clear.get_attribute("aria-expanded") == "true"
+    keep = confirm.find_element(By.XPATH, ".//button[text()='Keep them']")
+    assert browser.switch_to.active_element == keep  # the safe answer has the focus
+    keep.click()
+    assert not confirm.is_displayed() and browser.switch_to.active_element == clear
+    time.sleep(0.3)
+    assert UserPluginSettings.objects.get(user=user).get_secrets() == {"api_key@brave": "BSA-otto-key-12345"}
+    clear.click()
+    confirm.find_element(By.XPATH, ".//button[text()='Yes, clear my settings']").click()
+    wait_for(browser, lambda d: status_text(d, "web_search") == "Your settings were cleared.")
+    assert not UserPluginSettings.objects.filter(user=user, plugin="web_search").exists()

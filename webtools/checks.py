@@ -11,6 +11,7 @@
 | webtools.W020 | warning | DEBUG is off and the limits' cache is per process or not atomic (locmem, db, file) |
 | webtools.E004 | error | ``WEBTOOLS["PROXIES"]`` is not a dict of ``fetch`` and ``engines`` proxy URLs it can use |
 | webtools.E010 | error | ``WEBTOOLS["ALLOW_ADDRESSES"]`` is not a list of IP addresses, CIDR networks and host names |
+| webtools.W030 | warning | ``WEBTOOLS["PUBLIC_URL"]`` is still an example address (the README's ``chat.example.com``) |
 
 Part of the Django shell: may import the host, ``models``, the runtime, ``net`` and the base (the host and
 the models inside the checks, which run after the app registry is ready).
@@ -70,6 +71,32 @@ def check_private_networks(app_configs=None, **kwargs):
                 "loopback and cloud metadata addresses from this server.",
                 hint="Turn it off unless every user of this server may reach your internal network.",
                 id="webtools.W001",
+            )
+        ]
+    return []
+
+
+#: RFC 2606's example domains: a PUBLIC_URL there is a placeholder nobody changed.
+_EXAMPLE_DOMAINS = ("example.com", "example.org", "example.net")
+
+
+@register()
+def check_public_url(app_configs=None, **kwargs):
+    """The User-Agent points site owners at ``PUBLIC_URL``; the README's example address tells them nothing."""
+    from urllib.parse import urlsplit
+
+    url = str(get_setting("PUBLIC_URL") or "")
+    try:
+        host = (urlsplit(url).hostname or "").rstrip(".")
+    except ValueError:
+        host = ""
+    if host and any(host == d or host.endswith("." + d) for d in _EXAMPLE_DOMAINS):
+        return [
+            Warning(
+                f'WEBTOOLS["PUBLIC_URL"] is {url!r}, an example address: site owners who read the User-Agent '
+                "cannot learn who your bot is.",
+                hint="Set it to a page of yours that says what the bot is and how to reach you.",
+                id="webtools.W030",
             )
         ]
     return []

@@ -234,7 +234,7 @@ class WebFetchPlugin(Plugin):
             default_enabled=True,
             user_toggle=bool(options.get("user_toggle", True)),
             untrusted=True,
-            title=_("Read web pages"),
+            title=_("Web fetch"),  # as the plugin, the docs and the admin name it
             help_text=_(
                 "The assistant may open web pages and PDFs (links you give it or it found) and cite them. "
                 "Pages are fetched from this server, never from your network."

@@ -52,6 +52,13 @@ def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
     return fields
 
 
+def key_link(name: str):
+    """"Get a Brave API key", "Get an Exa API key": the article as the engine's name begins."""
+    if str(name)[:1].lower() in "aeiou":
+        return format_lazy(_("Get an {name} API key"), name=name)
+    return format_lazy(_("Get a {name} API key"), name=name)
+
+
 def engine_field(engines: Sequence[Engine], choices: list, **kwargs: Any) -> forms.ChoiceField:
     """The engine choice, with each engine's key page and pricing note as ``choice_help`` (the settings
     page shows the chosen engine's). An engine that needs no key gets no "Get a ... API key" link."""
@@ -61,7 +68,7 @@ def engine_field(engines: Sequence[Engine], choices: list, **kwargs: Any) -> for
         e.id: {
             "note": e.pricing,
             "url": e.key_url if e.id in keyed else "",
-            "link": format_lazy(_("Get a {name} API key"), name=e.name) if e.id in keyed else "",
+            "link": key_link(e.name) if e.id in keyed else "",
         }
         for e in engines
         if e.pricing or e.id in keyed

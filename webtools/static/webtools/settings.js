@@ -211,10 +211,27 @@
     });
     var actions = el("div", { "class": "wt-actions" });
     var save = el("button", { type: "submit", "class": "wt-primary" }, "Save settings");
-    var reset = el("button", { type: "button" }, "Clear my settings");
+    var reset = el("button", { type: "button", "aria-expanded": "false" }, "Clear my settings");
     actions.appendChild(save);
     actions.appendChild(reset);
     form.appendChild(actions);
+    // Clearing deletes every saved key of the plugin: it asks first, in the page (keyboard and screen
+    // readers reach it as any other control).
+    var confirmBox = el("div", { "class": "wt-confirm", role: "group", hidden: "" });
+    var question = el("p", { id: "wt-confirm-" + plugin.id },
+      "This deletes your " + (plugin.name || plugin.id) + " settings and every API key you saved here. Clear them?");
+    var yes = el("button", { type: "button", "class": "wt-danger" }, "Yes, clear my settings");
+    var no = el("button", { type: "button" }, "Keep them");
+    confirmBox.setAttribute("aria-labelledby", question.id);
+    confirmBox.appendChild(question);
+    confirmBox.appendChild(yes);
+    confirmBox.appendChild(no);
+    form.appendChild(confirmBox);
+    function asking(open) {
+      confirmBox.hidden = !open;
+      reset.setAttribute("aria-expanded", open ? "true" : "false");
+      (open ? no : reset).focus();
+    }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       clearErrors(form);
@@ -232,7 +249,10 @@
         status(block, "Could not reach the server; nothing was saved.", true);
       });
     });
-    reset.addEventListener("click", function () {
+    reset.addEventListener("click", function () { asking(true); });
+    no.addEventListener("click", function () { asking(false); });
+    yes.addEventListener("click", function () {
+      asking(false);
       api("DELETE", settingsUrl(plugin.id)).then(function (result) {
         status(block, result.ok ? "Your settings were cleared." : "Could not clear your settings.", !result.ok);
         if (result.ok) load();

@@ -1,0 +1,38 @@
+"""Small things a new operator meets first: the words of the engine links and the example PUBLIC_URL."""
+from __future__ import annotations
+
+import pytest
+
+from webtools.plugins.web_search.engines import ENGINES
+from webtools.plugins.web_search.forms import engine_field
+
+
+def test_each_key_link_takes_the_article_its_engine_name_takes():
+    links = {engine.id: str(help["link"]) for engine in ENGINES
+             for help in [engine_field(ENGINES, [(e.id, e.name) for e in ENGINES]).choice_help.get(engine.id)]
+             if help and help["link"]}
+    assert links["exa"] == "Get an Exa API key"
+    assert links["brave"] == "Get a Brave API key" and links["youcom"].startswith("Get a You")
+    assert all(link.startswith(("Get a ", "Get an ")) and link.endswith(" API key") for link in links.values())
+    for engine_id, link in links.items():
+        name = link.removeprefix("Get an ").removeprefix("Get a ").removesuffix(" API key")
+        assert link.startswith("Get an " if name[0].lower() in "aeiou" else "Get a "), engine_id
+
+
+@pytest.mark.parametrize("url, warned", [
+    ("https://chat.example.com/bot", True),     # the README's, unchanged
+    ("https://example.org/", True),
+    ("http://bots.example.net./about", True),
+    ("https://chat.mycompany.com/bot", False),
+    ("https://notexample.com/bot", False),
+    ("", False),                                 # empty: `webtools check` says so
+    ("not a url at all", False),
+])
+def test_check_warns_while_public_url_is_an_example_address(settings, url, warned):
+    from webtools.checks import check_public_url
+
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "PUBLIC_URL": url}
+    found = check_public_url()
+    assert [w.id for w in found] == (["webtools.W030"] if warned else [])
+    if warned:
+        assert url in found[0].msg and "site owners" in found[0].msg
