@@ -36,3 +36,22 @@ def test_check_warns_while_public_url_is_an_example_address(settings, url, warne
     assert [w.id for w in found] == (["webtools.W030"] if warned else [])
     if warned:
         assert url in found[0].msg and "site owners" in found[0].msg
+
+
+@pytest.mark.django_db
+def test_an_engine_price_names_an_installed_engine_and_is_never_negative(admin_client):
+    from django.urls import reverse
+
+    from webtools.models import EnginePrice
+
+    url = reverse("admin:webtools_engineprice_add")
+    page = admin_client.get(url).content.decode()
+    assert '<select name="engine"' in page and '<option value="brave">Brave (brave)</option>' in page
+    bad = admin_client.post(url, {"engine": "bravee", "price_per_1000": "-1"})
+    errors = bad.context["adminform"].form.errors
+    assert "bravee is not one of the available choices" in " ".join(errors["engine"])
+    assert "greater than or equal to 0" in " ".join(errors["price_per_1000"])  # both at once
+    assert not EnginePrice.objects.exists()
+    done = admin_client.post(url, {"engine": "brave", "price_per_1000": "5.00"})
+    assert done.status_code == 302
+    assert EnginePrice.objects.get().engine == "brave"

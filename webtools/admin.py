@@ -544,6 +544,38 @@ def usage_totals(queryset) -> list[dict]:
     return out
 
 
+def engine_choices() -> list[tuple[str, str]]:
+    """The installed search engines as (id, name), for forms that name one."""
+    plugin = get_plugin("web_search")
+    engines = getattr(plugin, "engines", None)
+    if engines is None:
+        from .plugins.web_search.engines import ENGINES as engines
+    return [(engine.id, f"{engine.name} ({engine.id})") for engine in engines]
+
+
+class EnginePriceForm(forms.ModelForm):
+    """An engine price names an installed engine, and is never negative."""
+
+    engine = forms.ChoiceField(label=_("engine"))
+    price_per_1000 = forms.DecimalField(
+        label=_("price per 1,000 requests"), min_value=Decimal(0), max_digits=10, decimal_places=4,
+        help_text=EnginePrice._meta.get_field("price_per_1000").help_text,
+    )
+
+    class Meta:
+        model = EnginePrice
+        fields = ["engine", "price_per_1000"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = engine_choices()
+        current = self.instance.engine if self.instance.pk else ""
+        if current and current not in dict(choices):  # an engine no longer installed keeps its row
+            choices.append((current, current))
+        self.fields["engine"].choices = [("", "---------"), *choices]
+
+
 @admin.register(EnginePrice)
 class EnginePriceAdmin(admin.ModelAdmin):
+    form = EnginePriceForm
     list_display = ("engine", "price_per_1000")
