@@ -183,6 +183,14 @@ def test_an_unknown_engine_id_is_refused():
     assert "“nosuch” is not an engine id" in checked.errors["fallback_engines"][0]
 
 
+def test_every_bad_fallback_entry_is_reported_at_once():
+    checked = saved({"fallback_engines": "nosuch\nbrave\nbrvae\ntavily"}, {"api_key@brave": KEYS["brave"]})
+    errors = checked.errors["fallback_engines"]
+    assert errors[0].startswith("“nosuch”, “brvae” are not engine ids; choose from ")
+    assert errors[1].startswith("Tavily needs its own API key to be a fallback engine")
+    assert len(errors) == 2
+
+
 def test_switching_engine_keeps_each_engines_base_url_and_a_blank_brings_it_back():
     first = saved({"engine": "searxng", "base_url": "https://searx.example.org"}, {})
     assert first.is_valid() and first.stored_values["base_url@searxng"] == "https://searx.example.org"

@@ -269,20 +269,24 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         # Set by the shell (host.validate_settings): what is kept per engine, and the list saved before.
         kept = getattr(self, "kept", None) or {}
         listed = set((getattr(self, "stored_values", None) or {}).get("fallback_engines") or ())
+        problems = []  # every bad entry at once, not one per save
+        unknown = [engine_id for engine_id in ids if engine_id not in by_id]
+        if unknown:
+            message = (_("%(ids)s is not an engine id; choose from %(choices)s.") if len(unknown) == 1
+                       else _("%(ids)s are not engine ids; choose from %(choices)s."))
+            problems.append(forms.ValidationError(message, code="invalid", params={
+                "ids": ", ".join(f"“{engine_id}”" for engine_id in unknown), "choices": ", ".join(by_id)}))
         for engine_id in ids:
             engine = by_id.get(engine_id)
-            if engine is None:
-                raise forms.ValidationError(
-                    _("“%(id)s” is not an engine id; choose from %(ids)s."),
-                    code="invalid", params={"id": engine_id, "ids": ", ".join(by_id)},
-                )
-            missing = missing_fields(engine, kept_for(kept, engine))
+            missing = missing_fields(engine, kept_for(kept, engine)) if engine is not None else []
             if missing and engine_id != primary and engine_id not in listed:
-                raise forms.ValidationError(
+                problems.append(forms.ValidationError(
                     _("%(engine)s needs its own %(what)s to be a fallback engine: enter it for %(engine)s under "
                       "“Keys per engine” (at the top of this page), then list it here."),
                     code="needs_key", params={"engine": engine.name, "what": missing[0][1]},
-                )
+                ))
+        if problems:
+            raise forms.ValidationError(problems)
         return ids
 
     def clean(self) -> dict:
