@@ -55,3 +55,38 @@ def test_an_engine_price_names_an_installed_engine_and_is_never_negative(admin_c
     done = admin_client.post(url, {"engine": "brave", "price_per_1000": "5.00"})
     assert done.status_code == 302
     assert EnginePrice.objects.get().engine == "brave"
+
+
+@pytest.mark.django_db
+def test_a_key_typed_into_a_form_with_another_error_is_kept_and_never_shown(admin_client):
+    from django.urls import reverse
+
+    from webtools.models import PluginOptions
+
+    key = "BSA-typed-once-0123456789"
+    admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    row = PluginOptions.objects.get(plugin="web_search")
+    url = reverse("admin:webtools_pluginoptions_change", args=[row.pk])
+    form = {"engine": "brave", "admin_engine_roles": "user", "enabled_by_default": "on", "user_toggle": "on",
+            "user_engines": "on", "max_results": "5", "safe_search": "moderate"}
+    sent_back = admin_client.post(url, {**form, "api_key": key, "country": "USA"})  # too long
+    assert sent_back.status_code == 200
+    page = sent_back.content.decode()
+    assert "at most 2 characters" in page
+    assert key not in page  # never echoed...
+    assert "Entered, not saved yet" in page  # ...but kept, and the page says so
+    carried = sent_back.context["adminform"].form.data["api_key__pending"]
+    assert carried and key not in carried and f'value="{carried}"' in page
+    row.refresh_from_db()
+    assert row.get_secrets() == {}  # nothing saved yet
+    done = admin_client.post(url, {**form, "api_key": "", "api_key__pending": carried, "country": "US"})
+    assert done.status_code == 302, done.content.decode()[:1500]
+    row.refresh_from_db()
+    assert row.get_secrets() == {"api_key@brave": key}
+    # A token that is not ours carries nothing: the key stays required.
+    row.set_secrets({})
+    row.save()
+    forged = admin_client.post(url, {**form, "api_key": "", "api_key__pending": "not-a-token", "country": "US"})
+    assert forged.status_code == 200 and "api_key" in forged.context["adminform"].form.errors
+    row.refresh_from_db()
+    assert row.get_secrets() == {}

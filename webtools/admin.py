@@ -20,6 +20,8 @@ from django.template.response import TemplateResponse
 from django.urls import path
 from django.utils.translation import gettext_lazy as _
 
+from . import crypto
+from .admin_forms import EnginePriceForm, network_access
 from .exceptions import TurnError, WebtoolsConfigurationError
 from .forms import decorate_form
 from .host import (
@@ -56,6 +58,7 @@ class PluginOptionsAdminForm(forms.ModelForm):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         plugin = get_plugin(self.instance.plugin)
+        self._carry_typed_secrets()
         stored = {**plugin.default_options(), **(self.instance.values or {})}
         try:
             stored_secrets = self.instance.get_secrets()
@@ -84,6 +87,42 @@ class PluginOptionsAdminForm(forms.ModelForm):
             if f"{name}_clear" in self.fields:
                 rules[f"{name}_clear"] = rules[name]
         decorate_form(self, rules)
+
+    def _carry_typed_secrets(self) -> None:
+        """A key typed into a form that another field's error sends back is kept, not dropped: the page
+        carries it encrypted with the encryption keys in a hidden field (``<name>__pending``, declared by
+        ``options_admin_form``; never the key itself), and a blank field on the next submission uses it.
+        Typing again replaces it."""
+        self.pending: set[str] = set()
+        secrets = [name for name, field in self.fields.items() if isinstance(field, SecretField)]
+        if not self.is_bound:
+            return
+        data = self.data.copy()
+        for name in secrets:
+            typed = str(data.get(name) or "").strip()
+            if not typed and data.get(f"{name}__pending"):
+                try:
+                    carried = crypto.decrypt_json(str(data[f"{name}__pending"]))
+                except (WebtoolsConfigurationError, ValueError):
+                    carried = {}
+                typed = carried.get(name, "") if isinstance(carried, dict) else ""
+                data[name] = typed
+            if typed:
+                self.pending.add(name)
+        self.data = data
+
+    def _post_clean(self):
+        super()._post_clean()
+        if not self._errors:
+            return
+        for name in self.pending:
+            try:
+                self.data[f"{name}__pending"] = crypto.encrypt_json({name: self.data[name]})
+            except WebtoolsConfigurationError:  # no key: nothing secret can be kept (the field says so)
+                continue
+            note = str(_("Entered, not saved yet: it is saved with this form. Leave blank to keep it, or type "
+                         "another to replace it."))
+            self.fields[name].help_text = self[name].help_text = note  # the bound field keeps its own copy
 
     def _secret_help(self, name: str, plugin, in_force: dict, scopes: dict) -> str:
         """Whether a secret is set; for a key kept per value of its controlling field (per engine, per
@@ -138,21 +177,6 @@ class PluginOptionsAdminForm(forms.ModelForm):
         return super().save(commit)
 
 
-def network_access() -> str:
-    """What the guarded client may reach beyond the public internet, as the settings file says (shown
-    read-only on each plugin's options page: it is set in settings, not here)."""
-    from .conf import get_setting
-
-    if get_setting("ALLOW_PRIVATE_NETWORKS"):
-        return str(_("Private networks: every address (ALLOW_PRIVATE_NETWORKS is on: the SSRF guard is off)."))
-    entries = get_setting("ALLOW_ADDRESSES") or []
-    if not entries:
-        return str(_("Private networks: none. The tools reach public addresses only "
-                     '(WEBTOOLS["ALLOW_ADDRESSES"] in settings lets named private ones through).'))
-    return str(_('Private networks allowed by WEBTOOLS["ALLOW_ADDRESSES"] in settings: %(entries)s.')
-               % {"entries": ", ".join(str(entry) for entry in entries)})
-
-
 def choice_word(fields, controller: str) -> str:
     """What one value of the field ``controller`` is called in a sentence: its label in lower case
     ("Engine": "engine", "Renderer": "renderer")."""
@@ -172,6 +196,7 @@ def options_admin_form(plugin) -> type[PluginOptionsAdminForm]:
                     "choice": choice_word(fields, plugin.show_when[name][0]), "field": field.label or name,
                 }
             attrs[f"{name}_clear"] = forms.BooleanField(required=False, label=label)
+            attrs[f"{name}__pending"] = forms.CharField(required=False, widget=forms.HiddenInput)
     return type(f"{type(plugin).__name__}OptionsAdminForm", (PluginOptionsAdminForm,), attrs)
 
 
@@ -542,37 +567,6 @@ def usage_totals(queryset) -> list[dict]:
         row["cost"] = None if price is None else (price * row["operator"] / 1000).quantize(Decimal("0.01"))
         out.append(row)
     return out
-
-
-def engine_choices() -> list[tuple[str, str]]:
-    """The installed search engines as (id, name), for forms that name one."""
-    plugin = get_plugin("web_search")
-    engines = getattr(plugin, "engines", None)
-    if engines is None:
-        from .plugins.web_search.engines import ENGINES as engines
-    return [(engine.id, f"{engine.name} ({engine.id})") for engine in engines]
-
-
-class EnginePriceForm(forms.ModelForm):
-    """An engine price names an installed engine, and is never negative."""
-
-    engine = forms.ChoiceField(label=_("engine"))
-    price_per_1000 = forms.DecimalField(
-        label=_("price per 1,000 requests"), min_value=Decimal(0), max_digits=10, decimal_places=4,
-        help_text=EnginePrice._meta.get_field("price_per_1000").help_text,
-    )
-
-    class Meta:
-        model = EnginePrice
-        fields = ["engine", "price_per_1000"]
-
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        choices = engine_choices()
-        current = self.instance.engine if self.instance.pk else ""
-        if current and current not in dict(choices):  # an engine no longer installed keeps its row
-            choices.append((current, current))
-        self.fields["engine"].choices = [("", "---------"), *choices]
 
 
 @admin.register(EnginePrice)
