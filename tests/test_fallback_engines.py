@@ -371,3 +371,27 @@ def test_admin_pages_offer_no_api_key_link_for_engines_that_need_no_key(client):
         assert "Get a Tavily API key" in page and "Free: your own YaCy peer." in page
         for keyless in ("DuckDuckGo", "SearXNG", "YaCy"):
             assert f"Get a {keyless} API key" not in page
+
+
+def test_the_admin_offers_fallback_engines_as_ordered_choices_and_saves_them_in_order(admin_client):
+    from django.urls import reverse
+
+    admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+    row = PluginOptions.objects.get(plugin="web_search")
+    url = reverse("admin:webtools_pluginoptions_change", args=[row.pk])
+    page = admin_client.get(url).content.decode()
+    # Three places to start with, each a select of every engine.
+    assert 'name="fallback_engines_0"' in page and 'name="fallback_engines_2"' in page
+    assert 'name="fallback_engines_3"' not in page
+    assert page.count('<option value="tavily">Tavily</option>') == 1 + 3  # the engine's own select, 3 places
+    form = {"engine": "searxng", "base_url": "https://searx.example.org", "admin_engine_roles": "user",
+            "max_results": "5", "safe_search": "moderate",
+            "fallback_engines_0": "duckduckgo", "fallback_engines_1": "", "fallback_engines_2": "searxng"}
+    saved = admin_client.post(url, form)
+    assert saved.status_code == 302, saved.context["adminform"].form.errors
+    row.refresh_from_db()
+    assert row.values["fallback_engines"] == ["duckduckgo", "searxng"]  # in place order, blanks left out
+    page = admin_client.get(url).content.decode()
+    assert 'name="fallback_engines_2"' in page  # one blank place more than the list fills
+    first = page.split('name="fallback_engines_0"')[1].split("</select>")[0]
+    assert '<option value="duckduckgo" selected>' in first

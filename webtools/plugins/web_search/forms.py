@@ -52,6 +52,44 @@ def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
     return fields
 
 
+class OrderedChoices(forms.MultiWidget):
+    """An ordered multiple choice without a script: one select per place (first, second, ...), each
+    with every choice and a blank, and one more blank place than the value fills (at least three).
+
+    Data that names the field itself (a JSON list from the API, or text typed one per line) is taken as
+    it is; the selects' own names (``<name>_0``, ``<name>_1``, ...) give the chosen ids in place order,
+    blanks left out."""
+
+    PLACES = 3
+
+    def __init__(self, choices, attrs=None):
+        self.choices = [("", "—"), *choices]
+        super().__init__([forms.Select(choices=self.choices) for _ in range(self.PLACES)], attrs)
+
+    def decompress(self, value):
+        if isinstance(value, str):
+            value = [v.strip() for v in value.replace(",", "\n").splitlines() if v.strip()]
+        return list(value or [])
+
+    def get_context(self, name, value, attrs):
+        values = value if isinstance(value, list) else self.decompress(value)
+        known = {choice for choice, _label in self.choices}
+        choices = self.choices + [(v, v) for v in values if v not in known]  # an id no longer installed stays
+        self.widgets = [forms.Select(choices=choices) for _ in range(max(self.PLACES, len(values) + 1))]
+        self.widgets_names = [f"_{i}" for i in range(len(self.widgets))]
+        return super().get_context(name, values + [""] * (len(self.widgets) - len(values)), attrs)
+
+    def value_from_datadict(self, data, files, name):
+        if name in data:
+            return data[name]
+        places = sorted((int(key[len(name) + 1:]), data[key]) for key in data
+                        if key.startswith(name + "_") and key[len(name) + 1:].isdigit())
+        return [value for _index, value in places if value]
+
+    def value_omitted_from_data(self, data, files, name):
+        return name not in data and not any(key.startswith(name + "_") for key in data)
+
+
 def key_link(name: str):
     """"Get a Brave API key", "Get an Exa API key": the article as the engine's name begins."""
     if str(name)[:1].lower() in "aeiou":
@@ -242,7 +280,8 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
         ),
         "fallback_engines": CommaListField(
             label=_("Fallback engines"), required=False, initial=list,
-            help_text=_("Engine ids, one per line, tried in this order when the engine above fails (quota, "
+            widget=OrderedChoices([(e.id, e.name) for e in engines]),
+            help_text=_("Engines tried in this order when the engine above fails (quota, "
                         "rate limit, server error, timeout or block page). Each uses its own key, base URL "
                         "and fields, entered under “Keys per engine” (at the top of this page). The engine "
                         "above is skipped here."),
