@@ -35,7 +35,8 @@ def test_a_user_signs_in_with_the_keyboard_and_signs_out(browser, live_server, d
     account = browser.find_element(By.CSS_SELECTOR, ".wt-account")
     assert "Signed in as nora" in account.text
     account.find_element(By.TAG_NAME, "button").click()
-    wait_for(browser, lambda d: "You have signed out." in d.find_element(By.TAG_NAME, "main").text)
+    # The page source, not an element: an element found while the old page unloads goes stale.
+    wait_for(browser, lambda d: "You have signed out." in d.page_source)
     browser.get(live_server.url + reverse("webtools:settings"))
     assert browser.current_url.startswith(live_server.url + reverse("webtools:login"))
     screenshots(browser, "login")
