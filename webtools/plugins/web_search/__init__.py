@@ -32,25 +32,10 @@ from webtools.runtime.cache import USE_CACHE, cache_key
 from . import search as shared
 from .engines import ENGINES
 from .engines.base import (
-    ALLOWED_DOMAINS,
-    BLOCKED_DOMAINS,
-    COUNTRY,
-    FRESHNESS,
-    LANGUAGE,
-    LOCATION,
-    SAFE_SEARCH,
-    Engine,
-    Location,
-    Search,
+    ALLOWED_DOMAINS, BLOCKED_DOMAINS, COUNTRY, FRESHNESS, LANGUAGE, LOCATION, SAFE_SEARCH, Engine, Location, Search,
 )
 from .forms import (
-    DEFAULT,
-    build_options_form,
-    build_user_settings_form,
-    engine_fields,
-    kept_for,
-    missing_fields,
-    show_when,
+    DEFAULT, build_options_form, build_user_settings_form, engine_fields, kept_for, missing_fields, show_when,
 )
 from .merge import fuse
 from .resolution import NOT_SET_UP, OPERATOR, EngineResolution, _Choice
@@ -337,14 +322,9 @@ class WebSearchPlugin(EngineResolution, Plugin):
         if freshness is not None and freshness not in FRESHNESS_VALUES:
             raise ToolError(f"freshness must be one of {', '.join(FRESHNESS_VALUES)}.", INVALID_TOOL_INPUT)
         allowed = _domains(input.get("allowed_domains"), "allowed_domains")
-        blocked = tuple(
-            dict.fromkeys(
-                [
-                    *options.get("blocked_domains", ()),
-                    *_domains(input.get("blocked_domains"), "blocked_domains"),
-                ]
-            )
-        )
+        # The operator's blocked domains and the call's, each once.
+        blocked = tuple(dict.fromkeys([*options.get("blocked_domains", ()),
+                                       *_domains(input.get("blocked_domains"), "blocked_domains")]))
         limit = shared_max(options)
         count = min(int(input.get("max_results") or limit), limit)
         location, country = _location(input.get("user_location"))
