@@ -72,15 +72,7 @@ def private_bytes(renderer: render.Renderer) -> int:
             root = int(f.read())
     except (OSError, ValueError):
         return 0
-    total = 0
-    for pid in browser_process.tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                total += sum(int(line.split()[1]) * 1024 for line in f
-                             if line.startswith(("Pss_Anon:", "Pss_Shmem:")))
-        except OSError:
-            continue
-    return total
+    return browser_process.tree_pss_bytes(root, ("Pss_Anon", "Pss_Shmem"))
 
 
 def main() -> None:

@@ -13,6 +13,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.servers import LoopbackServer, Reply
+from tests.test_net_client import names
 from webtools.net import DEFAULT_POLICY, AddressNotAllowed, AllowList, HttpClient
 from webtools.net.policy import METADATA
 
@@ -94,14 +95,6 @@ def test_every_bad_entry_is_named_at_once():
 def intranet():
     with LoopbackServer({"*": Reply(200, {"Content-Type": "text/plain"}, b"intranet page")}) as server:
         yield server
-
-
-def names(mapping):
-    def resolve(host, port):
-        if host not in mapping:
-            raise OSError(f"unknown test name {host}")
-        return list(mapping[host])
-    return resolve
 
 
 def get(client, url):

@@ -269,16 +269,7 @@ def _private_bytes(renderer) -> int:
             root = int(f.read())
     except (OSError, ValueError):
         return 0
-    total = 0
-    for pid in browser_process.tree_pids(root):
-        try:
-            with open(f"/proc/{pid}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith(("Pss_Anon:", "Pss_Shmem:")):
-                        total += int(line.split()[1]) * 1024
-        except OSError:
-            continue
-    return total
+    return browser_process.tree_pss_bytes(root, ("Pss_Anon", "Pss_Shmem"))
 
 
 class Sampler:

@@ -77,16 +77,16 @@ def tree_pids(root_pid: int) -> list[int]:
     return found
 
 
-def tree_pss_bytes(root_pid: int) -> int:
-    """Proportional set size of ``root_pid`` and all its descendants, from /proc (0 where unreadable)."""
+def tree_pss_bytes(root_pid: int, fields: tuple[str, ...] = ("Pss",)) -> int:
+    """Proportional set size of ``root_pid`` and all its descendants, from /proc (0 where unreadable):
+    the ``smaps_rollup`` lines named in ``fields`` added up (``("Pss_Anon", "Pss_Shmem")``: what a page's
+    allocations cost, without the binary's shared and reclaimable file pages)."""
+    prefixes = tuple(f"{name}:" for name in fields)
     total = 0
     for pid in tree_pids(root_pid):
         try:
             with open(f"/proc/{pid}/smaps_rollup") as f:
-                for line in f:
-                    if line.startswith("Pss:"):
-                        total += int(line.split()[1]) * 1024
-                        break
+                total += sum(int(line.split()[1]) * 1024 for line in f if line.startswith(prefixes))
         except OSError:
             continue
     return total
