@@ -136,7 +136,7 @@ class PluginOptionsAdminForm(forms.ModelForm):
             _("Kept for %(kept)s, hidden. The key of the %(choice)s chosen above is used; leave blank to keep it.")
             % {"kept": kept, "choice": choice}
         )
-        if plugin.kept_per_scope:  # a plugin that uses several at once (web search's fallback engines)
+        if name in (scoped_fields(plugin) or ("", ()))[1]:  # several at once (web search's fallback engines)
             help_text += " " + str(
                 _("Another %(choice)s's key serves it as a fallback %(choice)s.") % {"choice": choice}
             )

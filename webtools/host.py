@@ -215,13 +215,18 @@ def scoped_fields(plugin: Plugin) -> tuple[str, list[str]] | None:
     the fields kept per value of it (web search: ``engine``; ``api_key``, ``base_url``, ``cx``); else None."""
     if not plugin.kept_per_scope or plugin.options_form is None:
         return None
+    # The controller is that of the plain fields kept per scope; a secret kept per value of another field
+    # (web search's reranker key, per reranker) is not on that page.
+    controllers = {plugin.show_when[name][0] for name in plugin.kept_per_scope if name in plugin.show_when}
+    if len(controllers) != 1:
+        return None
+    controller = controllers.pop()
     secrets = set(secret_fields(plugin.options_form))
     names = [
         name for name in plugin.options_form.base_fields
-        if name in plugin.show_when and (name in plugin.kept_per_scope or name in secrets)
+        if plugin.show_when.get(name, ("",))[0] == controller and (name in plugin.kept_per_scope or name in secrets)
     ]
-    controllers = {plugin.show_when[name][0] for name in names}
-    return (controllers.pop(), names) if len(controllers) == 1 else None
+    return controller, names
 
 
 def validate_scope(
