@@ -210,3 +210,47 @@ def test_the_chat_page_shows_the_model_server_without_credentials_or_query(setti
     assert "https://models.example.com:8443/v1" in page
     assert_no_leak(page, MODEL_KEY, where="chat page")
     assert "operator" not in page and "api-key" not in page
+
+
+RERANK_KEY = "Rk6PqTz2Wm-Ny48Hc7Lb0Xd5Fv3Js9Ga1Ue"
+
+
+@pytest.mark.parametrize("status", [401, 200])
+def test_the_rerank_key_is_in_no_admin_page_tool_output_or_log(settings, admin_client, user, logs, status):
+    """The operator's Cohere rerank key, saved through the admin: the service echoes it in every spelling
+    (refusing it, or in an answer not in the documented shape), and the search keeps the engine's order."""
+    brave = {"web": {"results": [
+        {"title": f"Result {i}", "url": f"https://r{i}.example/", "description": "snippet"} for i in range(3)]}}
+    with LoopbackServer() as server:
+        server.route("/brave", json_reply(200, brave))
+        server.route("/cohere", lambda req: json_reply(status, {
+            "message": "invalid api token " + every_spelling(req.headers["Authorization"][7:])}))
+        settings.WEBTOOLS = {**settings.WEBTOOLS, "ENGINE_URLS": {"brave": server.url("/brave")},
+                             "RERANK_URLS": {"cohere": server.url("/cohere")}}
+        admin_client.get(reverse("admin:webtools_pluginoptions_changelist"))
+        row = PluginOptions.objects.get(plugin="web_search")
+        saved = admin_client.post(reverse("admin:webtools_pluginoptions_change", args=[row.pk]), {
+            "engine": "brave", "api_key": ADMIN_KEY, "admin_engine_roles": "user", "enabled_by_default": "on",
+            "user_toggle": "on", "max_results": "5", "safe_search": "moderate",
+            "rerank_with": "cohere", "rerank_api_key": RERANK_KEY,
+        })
+        assert saved.status_code == 302, saved.content.decode()[:2000]
+        row.refresh_from_db()
+        assert row.get_secrets()["rerank_api_key@cohere"] == RERANK_KEY
+        pages = {
+            "change page": admin_client.get(reverse("admin:webtools_pluginoptions_change", args=[row.pk])),
+            "test run": admin_client.post(reverse("admin:webtools_pluginoptions_test", args=[row.pk]),
+                                          {"tool": "web_search", "input": '{"query": "django"}'}),
+        }
+        with start_turn(user) as turn:
+            result = turn.call("web_search", {"query": "django"})
+        assert server.hits("/cohere") == 2
+    assert not result.is_error and [r["url"] for r in result.output["results"]] == [
+        f"https://r{i}.example/" for i in range(3)]
+    for where, response in pages.items():
+        assert response.status_code == 200, where
+        assert_no_leak(response.content.decode(), RERANK_KEY, *KEYS, where=where)
+    assert_no_leak(json.dumps(result.output) + result.model_text, RERANK_KEY, where="tool output")
+    assert any("Reranking with Cohere Rerank skipped" in record.getMessage() for record in logs.records)
+    for record in logs.records:
+        assert_no_leak(record.getMessage(), RERANK_KEY, where=f"log record {record.name}")

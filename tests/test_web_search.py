@@ -269,7 +269,9 @@ def test_show_when_derives_from_the_engine_list():
     assert rules["api_key"] == ("engine", tuple(e.id for e in ENGINES if e.needs_key))
     assert rules["base_url"] == ("engine", ("searxng", "yacy"))
     assert rules["cx"] == ("engine", ("google",))
-    assert set(rules) == {"api_key", "base_url", "cx", "safe_search", "country"}
+    # The reranker's model and key hang on the reranker, not the engine (rerank.py).
+    assert set(rules) == {"api_key", "base_url", "cx", "safe_search", "country", "rerank_model", "rerank_api_key"}
+    assert rules["rerank_api_key"] == rules["rerank_model"] == ("rerank_with", ("jina", "cohere"))
 
 
 def test_safe_search_and_country_show_only_for_engines_that_pass_them_on():

@@ -45,6 +45,9 @@ DEFAULTS: dict[str, Any] = {
     # Rendering service id (``firecrawl``, ``jina``) -> base URL replacing the service's public one, for a
     # proxy, a self-hosted instance or a recorded service in tests. Admin-set URLs: the plain client.
     "RENDER_SERVICE_URLS": {},
+    # Rerank service id (``jina``, ``cohere``) -> endpoint URL replacing the service's public one, for a
+    # proxy or a recorded service in tests. Admin-set URLs: the plain client.
+    "RERANK_URLS": {},
     # The alias in CACHES that keeps per-minute windows, slots, cool-downs and the shared cache of
     # results. Redis (or Memcached) when several workers serve: see docs/deploy.md.
     "CACHE": "default",

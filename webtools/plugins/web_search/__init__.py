@@ -4,7 +4,7 @@ Owns the plugin (its options and user settings forms, built in ``forms``), the t
 (query, freshness, domains, location, language, safe search), one call's quotas, the shared cache, and
 the output the model reads with its notes and citations. Who searches with what (the operator's engine
 or the user's, the keys, the fallback engines) is decided in ``resolution``; the request to an engine and
-the cleaning of its results in ``search``; the engines themselves in ``engines``.
+the cleaning of its results in ``search``; the engines themselves in ``engines``; reranking in ``rerank``.
 
 May import ``webtools.conf``, ``webtools.exceptions``, ``webtools.runtime`` and this plugin's modules;
 nothing of webtools imports it: the app loads it from ``WEBTOOLS["PLUGINS"]``.
@@ -29,6 +29,7 @@ from webtools.runtime import Deadline, Plugin, PluginSetup, Tool, ToolContext, d
 from webtools.runtime.context import Citations
 from webtools.runtime.cache import USE_CACHE, cache_key
 
+from . import rerank
 from . import search as shared
 from .engines import ENGINES
 from .engines.base import (
@@ -106,7 +107,7 @@ class _Plan:
         self.query, self.freshness, self.count = query, freshness, count
         self.allowed, self.blocked = allowed, blocked
         self.location, self.country, self.language, self.safe_search = location, country, language, safe_search
-        self.deadline = Deadline(shared.TIMEOUT, ctx.signal)
+        self.deadline = Deadline(shared.TIMEOUT - rerank.reserved(options), ctx.signal)  # the rest: reranking
         self._minute: limits.Reservation | None = None
         self._daily: limits.Reservation | None = None
         self._sent = False
@@ -166,7 +167,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
 
     def check(self, options: Mapping[str, Any]) -> list[str]:
         """A listed fallback engine that lost what it needs (its key was removed since) is skipped."""
-        problems = []
+        problems = rerank.problems(options)
         for engine in self.fallbacks(options):
             missing = missing_fields(engine, kept_for(options, engine))
             if missing:
@@ -337,9 +338,11 @@ class WebSearchPlugin(EngineResolution, Plugin):
                 count=count, location=location, country=country, language=language, safe_search=safe_search,
             )
 
-        if "queries" not in input:
-            return self._answer(plan_for(queries[0], ctx))
-        return self._several(options, ctx, queries, plan_for, count)
+        # Reranked results are cited in their new order (rerank.apply), so the search cites into a list of its own.
+        inner = dataclasses.replace(ctx, citations=Citations()) if rerank.chosen(options) else ctx
+        output = self._answer(plan_for(queries[0], inner)) if "queries" not in input else self._several(
+            options, inner, queries, plan_for, count)
+        return rerank.apply(output, queries, options, ctx)
 
     def _answer(self, plan: _Plan) -> dict:
         """One query's answer: the engines of the chain in turn, until one answers."""

@@ -14,6 +14,7 @@ from webtools.net import InvalidURL, read_url
 from webtools.runtime import CommaListField, LimitField, SecretField, cache_ttl_field, scoped
 from webtools.runtime.domains import DomainListField
 
+from . import rerank
 from .engines.base import COUNTRY, SAFE_SEARCH, Engine
 
 DEFAULT = "default"
@@ -127,7 +128,7 @@ def show_when(engines: Sequence[Engine]) -> dict[str, tuple[str, tuple[str, ...]
         for name in engine.extra_fields:
             controller, ids = rules.get(name, ("engine", ()))
             rules[name] = (controller, (*ids, engine.id))
-    return rules
+    return {**rules, **rerank.show_when()}
 
 
 def missing_fields(engine: Engine, values: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -287,6 +288,7 @@ def build_options_form(engines: Sequence[Engine]) -> type[forms.Form]:
                         "above is skipped here."),
         ),
         "cache_ttl_seconds": cache_ttl_field("search results"),
+        **rerank.option_fields(),
     }
 
     def clean_safe_search(self) -> str:
