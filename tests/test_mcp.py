@@ -22,9 +22,10 @@ import pytest
 from hypothesis import given
 from hypothesis import settings as hypothesis_settings
 from hypothesis import strategies as st
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+import httpx2
+from mcp import Client, StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
@@ -76,16 +77,17 @@ def token_for(user) -> str:
     return Token.objects.get_or_create(user=user)[0].key
 
 
-def over_http(url: str, token: str, steps, *, scheme: str = "Bearer", elicitation=None):
-    """Open one MCP session with the SDK's client, run ``await steps(session)``, close the session.
-    ``elicitation``: the client's answer to the server's questions (none: it declares no elicitation)."""
+def over_http(url: str, token: str, steps, *, scheme: str = "Bearer", elicitation=None, mode: str = "legacy"):
+    """Open one MCP connection with the SDK's (2.x) client, run ``await steps(client)``, close it.
+    ``mode``: "legacy" opens a ``2025-11-25`` session (``initialize``), "2026-07-28" sends stateless
+    requests. ``elicitation``: the client's answer to the server's questions (none: it declares no
+    elicitation)."""
 
     async def main():
-        async with httpx.AsyncClient(headers={"Authorization": f"{scheme} {token}"}, timeout=30) as http:
-            async with streamable_http_client(url, http_client=http) as (read, write, _session_id):
-                async with ClientSession(read, write, elicitation_callback=elicitation) as session:
-                    await session.initialize()
-                    return await steps(session)
+        async with httpx2.AsyncClient(headers={"Authorization": f"{scheme} {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode=mode,
+                              elicitation_callback=elicitation) as client:
+                return await steps(client)
 
     return anyio.run(main)
 
@@ -110,8 +112,8 @@ def test_http_lists_the_users_tools_exactly_as_openai_tools_gives_them(web, mcp_
     with start_turn(user) as turn:
         expected = [tool["function"] for tool in turn.openai_tools()]
     assert [t.name for t in listed] == ["web_search", "web_fetch"]
-    assert [{"name": t.name, "description": t.description, "parameters": t.inputSchema} for t in listed] == expected
-    assert [t.outputSchema for t in listed] == [SEARCH_OUTPUT, FETCH_OUTPUT]
+    assert [{"name": t.name, "description": t.description, "parameters": t.input_schema} for t in listed] == expected
+    assert [t.output_schema for t in listed] == [SEARCH_OUTPUT, FETCH_OUTPUT]
     assert [t.model_dump() for t in again] == [t.model_dump() for t in listed]  # a stable list
 
 
@@ -122,14 +124,14 @@ def test_http_call_returns_the_wrapped_text_and_the_sources_as_resource_links(we
         return await session.call_tool("web_search", {"query": "django orm", "max_results": 2})
 
     result = over_http(mcp_url, token_for(user), steps, scheme="Token")
-    assert result.isError is False
+    assert result.is_error is False
     (text,) = texts(result)
     assert WRAPPED.match(text) and "https://docs.djangoproject.com/en/5.2/" in text
     # The output itself, as structuredContent (the SDK's client checked it against outputSchema).
-    assert result.structuredContent["engine"] == "brave"
-    assert [r["url"] for r in result.structuredContent["results"]] == [
+    assert result.structured_content["engine"] == "brave"
+    assert [r["url"] for r in result.structured_content["results"]] == [
         "https://www.djangoproject.com/", "https://docs.djangoproject.com/en/5.2/"]
-    assert json.dumps(result.structuredContent, ensure_ascii=False) in text
+    assert json.dumps(result.structured_content, ensure_ascii=False) in text
     assert links(result) == [("https://www.djangoproject.com/", "Django & the web"),
                              ("https://docs.djangoproject.com/en/5.2/", "Django documentation | Django")]
     assert engine.requests[0].headers["X-Subscription-Token"] == BRAVE_KEY
@@ -157,7 +159,7 @@ def test_http_requests_leave_no_database_connection_open(web, mcp_url, monkeypat
         return await session.call_tool("web_search", {"query": "django orm", "max_results": 2})
 
     monkeypatch.setattr(BaseDatabaseWrapper, "ensure_connection", recording)
-    assert over_http(mcp_url, token_for(user), steps).isError is False
+    assert over_http(mcp_url, token_for(user), steps).is_error is False
     monkeypatch.undo()
     assert used, "the door read nothing from the database"
     assert [name for name, connection in used.values() if connection.connection is not None] == []
@@ -178,9 +180,9 @@ def test_http_one_session_is_one_turn_and_a_url_from_nowhere_is_a_tool_error(web
                 await session.call_tool("web_fetch", {"url": site.url("/article")}))
 
     from_results, from_nowhere = over_http(mcp_url, token_for(user), search_then_fetch)
-    assert from_results.isError and "is not allowed" in texts(from_results)[0]
+    assert from_results.is_error and "is not allowed" in texts(from_results)[0]
     # This client cannot ask its user (no elicitation): refused, with what the user can do.
-    assert from_nowhere.isError and "this client cannot ask the user" in texts(from_nowhere)[0]
+    assert from_nowhere.is_error and "this client cannot ask the user" in texts(from_nowhere)[0]
     assert "search for the page first" in texts(from_nowhere)[0]
     assert site.hits("/article") == 0
 
@@ -189,7 +191,7 @@ def test_http_one_session_is_one_turn_and_a_url_from_nowhere_is_a_tool_error(web
 
     # A new session starts afresh: the search results of the last one are not part of it.
     again = over_http(mcp_url, token_for(user), fetch_only)
-    assert again.isError and "this client cannot ask the user" in texts(again)[0]
+    assert again.is_error and "this client cannot ask the user" in texts(again)[0]
 
 
 def test_http_max_uses_counts_a_users_calls_across_sessions_in_the_window(
@@ -206,14 +208,14 @@ def test_http_max_uses_counts_a_users_calls_across_sessions_in_the_window(
         return [await session.call_tool("web_search", {"query": f"django {n}"}) for n in (1, 2)]
 
     first, second = over_http(mcp_url, token_for(user), search_twice)
-    assert first.isError is False and second.isError is False
+    assert first.is_error is False and second.is_error is False
     # A new session does not start a new count: that was the way around max_uses.
     third, fourth = over_http(mcp_url, token_for(user), search_twice)
-    assert third.isError and "The search limit for this answer is reached." in texts(third)[0]
-    assert fourth.isError and len(engine.requests) == 2
+    assert third.is_error and "The search limit for this answer is reached." in texts(third)[0]
+    assert fourth.is_error and len(engine.requests) == 2
     # Another user's calls count apart.
     erin = django_user_model.objects.create_user("erin", password="pw-erin-123")
-    assert [r.isError for r in over_http(mcp_url, token_for(erin), search_twice)] == [False, False]
+    assert [r.is_error for r in over_http(mcp_url, token_for(erin), search_twice)] == [False, False]
     assert len(engine.requests) == 4
 
 
@@ -228,7 +230,7 @@ def test_http_a_user_without_the_tool_neither_sees_nor_calls_it(web, mcp_url):  
 
     listed, result = over_http(mcp_url, token_for(user), steps)
     assert [t.name for t in listed] == ["web_search"]
-    assert result.isError and json.loads(texts(result)[0]) == {
+    assert result.is_error and json.loads(texts(result)[0]) == {
         "error": "The tool 'web_fetch' is not available in this turn.", "error_code": "unavailable"}
 
 
@@ -245,17 +247,25 @@ def test_http_a_bad_or_missing_token_is_refused_before_any_session(web, mcp_url)
     async def steps(session):  # pragma: no cover - never reached
         return await session.list_tools()
 
-    # The SDK's client gives up at once with the HTTP error, inside its task group's ExceptionGroup.
+    # The SDK's client gives up at once with the door's JSON-RPC error, inside its task group's ExceptionGroup.
     with pytest.raises(ExceptionGroup) as failure:
         over_http(mcp_url, "not-a-token", steps)
-    (error,) = failure.value.exceptions
-    assert isinstance(error, httpx.HTTPStatusError) and error.response.status_code == 401
+    (error,) = leaves(failure.value)
+    assert isinstance(error, MCPError) and error.error.code == -32001
+    assert "Authorization: Bearer <token>" in error.error.message
+
+
+def leaves(group: BaseExceptionGroup) -> list[BaseException]:
+    """The exceptions inside ``group`` and the groups nested in it."""
+    return [leaf for error in group.exceptions
+            for leaf in (leaves(error) if isinstance(error, BaseExceptionGroup) else [error])]
 
 
 def test_http_a_session_answers_only_the_user_who_opened_it_and_each_call_is_a_turn(
-        web, mcp_url, monkeypatch, django_user_model):  # noqa: F811
+        web, mcp_server, monkeypatch, django_user_model):  # noqa: F811
     from webtools.mcp import asgi
 
+    mcp_url, mount = mcp_server
     user, _, _ = web
     other_token = token_for(django_user_model.objects.create_user("erin", password="pw-erin-123"))
     turns = []
@@ -264,19 +274,18 @@ def test_http_a_session_answers_only_the_user_who_opened_it_and_each_call_is_a_t
     token = token_for(user)
 
     async def main():
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-            async with streamable_http_client(mcp_url, http_client=http) as (read, write, get_session_id):
-                async with ClientSession(read, write) as session:
-                    await session.initialize()
-                    await session.list_tools()
-                    await session.call_tool("web_search", {"query": "django"})
-                    # Another user's token with this session's id: as if the session did not exist.
-                    stolen = await http.post(mcp_url, json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
-                                             headers={"Authorization": f"Bearer {other_token}",
-                                                      "mcp-session-id": get_session_id(),
-                                                      "mcp-protocol-version": "2025-06-18",
-                                                      "Accept": "application/json, text/event-stream"})
-                    return get_session_id(), stolen.status_code
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(mcp_url, http_client=http), mode="legacy") as client:
+                await client.list_tools()
+                await client.call_tool("web_search", {"query": "django"})
+                (session_id,) = mount.open_sessions(user.pk)
+                # Another user's token with this session's id: as if the session did not exist.
+                stolen = await http.post(mcp_url, json={"jsonrpc": "2.0", "id": 9, "method": "tools/list"},
+                                         headers={"Authorization": f"Bearer {other_token}",
+                                                  "mcp-session-id": session_id,
+                                                  "mcp-protocol-version": "2025-06-18",
+                                                  "Accept": "application/json, text/event-stream"})
+                return session_id, stolen.status_code
 
     session_id, status = anyio.run(main)
     assert status == 404
@@ -301,7 +310,7 @@ def test_http_each_call_reads_the_users_switches_and_roles_afresh(web, mcp_url):
 
     before, after, refused = over_http(mcp_url, token_for(user), steps)
     assert before == ["web_search", "web_fetch"] and after == ["web_fetch"]
-    assert refused.isError and "is not available in this turn" in texts(refused)[0]
+    assert refused.is_error and "is not available in this turn" in texts(refused)[0]
 
 
 def test_ending_a_session_cancels_its_calls_in_progress():
@@ -364,8 +373,8 @@ def test_only_a_client_that_can_show_a_form_is_asked():
 
     def context(elicitation):
         capabilities = types.ClientCapabilities(elicitation=elicitation)
-        params = SimpleNamespace(capabilities=capabilities)
-        return SimpleNamespace(session=SimpleNamespace(client_params=params, elicit_form=elicit_form), request_id=1)
+        return SimpleNamespace(session=SimpleNamespace(client_capabilities=capabilities, elicit_form=elicit_form),
+                               request_id=1)
 
     url = "https://a.example/x"
     answers = [anyio.run(ask_user, context(elicitation), url) for elicitation in (
@@ -386,7 +395,7 @@ def test_http_with_confirmation_off_the_rule_stands_and_nobody_is_asked(web, mcp
         return await session.call_tool("web_fetch", {"url": site.url("/article")})
 
     result = over_http(mcp_url, token_for(user), steps, elicitation=accepting(asked))
-    assert result.isError and NOT_FROM_CONVERSATION in texts(result)[0]
+    assert result.is_error and NOT_FROM_CONVERSATION in texts(result)[0]
     assert asked == [] and site.hits("/article") == 0
 
 
@@ -398,7 +407,7 @@ def test_http_a_confirmed_url_is_read_and_asked_about_once(web, mcp_url):  # noq
         return [await session.call_tool("web_fetch", {"url": site.url("/article")}) for _ in range(2)]
 
     first, second = over_http(mcp_url, token_for(user), steps, elicitation=accepting(asked))
-    assert first.isError is False and second.isError is False
+    assert first.is_error is False and second.is_error is False
     assert len(asked) == 1 and site.url("/article") in asked[0].message
     assert site.hits("/article") == 1  # the second call read the session's turn cache
 
@@ -502,12 +511,11 @@ def test_http_a_new_session_past_the_cap_is_a_429_while_every_session_is_busy(we
             await release.wait()
             return types.ElicitResult(action="decline")
 
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
-            async with streamable_http_client(url, http_client=http) as (read, write, _):
-                async with ClientSession(read, write, elicitation_callback=answer) as session:
-                    await session.initialize()
-                    results["release"].append(release)
-                    results["calls"].append(await session.call_tool("web_fetch", {"url": site.url("/article")}))
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy",
+                              elicitation_callback=answer) as client:
+                results["release"].append(release)
+                results["calls"].append(await client.call_tool("web_fetch", {"url": site.url("/article")}))
 
     async def main():
         results = {"release": [], "calls": []}
@@ -524,7 +532,7 @@ def test_http_a_new_session_past_the_cap_is_a_429_while_every_session_is_busy(we
     refused, calls = anyio.run(main)
     assert refused.status_code == 429 and refused.headers["retry-after"] == "5"
     assert "mcp-session-id" not in refused.headers
-    assert [c.isError for c in calls] == [True, True] and site.hits("/article") == 0
+    assert [c.is_error for c in calls] == [True, True] and site.hits("/article") == 0
 
 
 def test_http_a_session_past_its_maximum_age_answers_404(web, mcp_server):  # noqa: F811
@@ -589,15 +597,14 @@ def stdio_provenance_env(tmp_path_factory):
     return env
 
 
-def over_stdio(env: dict, username: str, steps, elicitation=None):
+def over_stdio(env: dict, username: str, steps, elicitation=None, mode: str = "legacy"):
+    """Start ``manage.py webtools mcp --user <username>`` and drive it with the SDK's (2.x) client."""
     params = StdioServerParameters(command=sys.executable, args=["manage.py", "webtools", "mcp", "--user", username],
                                    env=env, cwd=str(ROOT))
 
     async def main():
-        async with stdio_client(params) as (read, write):
-            async with ClientSession(read, write, elicitation_callback=elicitation) as session:
-                await session.initialize()
-                return await steps(session)
+        async with Client(params, mode=mode, elicitation_callback=elicitation) as client:
+            return await steps(client)
 
     return anyio.run(main)
 
@@ -616,11 +623,11 @@ def test_stdio_lists_calls_and_reports_errors_for_the_named_user(stdio_env):
         listed, fetched, refused, invalid = over_stdio(stdio_env, "dana", steps)
 
     assert [t.name for t in listed] == ["web_fetch"]
-    assert fetched.isError is False and WRAPPED.match(texts(fetched)[0])
+    assert fetched.is_error is False and WRAPPED.match(texts(fetched)[0])
     assert "The Moon pulls the sea." in texts(fetched)[0]
     assert links(fetched) == [(site.url("/"), "Tides")]
-    assert refused.isError and "Only http and https URLs can be fetched" in texts(refused)[0]
-    assert invalid.isError and texts(invalid)[0].find("Invalid input for web_fetch: offset") != -1
+    assert refused.is_error and "Only http and https URLs can be fetched" in texts(refused)[0]
+    assert invalid.is_error and texts(invalid)[0].find("Invalid input for web_fetch: offset") != -1
 
 
 def test_stdio_a_user_without_the_tool_neither_sees_nor_calls_it(stdio_env):
@@ -629,7 +636,7 @@ def test_stdio_a_user_without_the_tool_neither_sees_nor_calls_it(stdio_env):
 
     listed, result = over_stdio(stdio_env, "erin", steps)
     assert listed == []
-    assert result.isError and json.loads(texts(result)[0]) == {
+    assert result.is_error and json.loads(texts(result)[0]) == {
         "error": "The tool 'web_fetch' is not available in this turn.", "error_code": "unavailable"}
 
 
@@ -654,16 +661,16 @@ def test_stdio_a_pasted_url_is_read_only_when_the_user_confirms_it(stdio_provena
     (question,) = yes
     assert "Site: 127.0.0.1\n" in question.message and f"Address: {url}\n" in question.message
     assert "Yes: webtools sends one request to exactly this address" in question.message
-    assert question.requestedSchema["properties"]["fetch"]["type"] == "boolean"
-    assert confirmed.isError is False and "The Moon pulls the sea." in texts(confirmed)[0]
-    assert len(no) == 1 and declined.isError
+    assert question.requested_schema["properties"]["fetch"]["type"] == "boolean"
+    assert confirmed.is_error is False and "The Moon pulls the sea." in texts(confirmed)[0]
+    assert len(no) == 1 and declined.is_error
     assert "The user declined to let this address be fetched" in texts(declined)[0]
-    assert cannot.isError and "this client cannot ask the user" in texts(cannot)[0]
+    assert cannot.is_error and "this client cannot ask the user" in texts(cannot)[0]
     for refused in (declined, cannot):
-        assert refused.structuredContent["error_code"] == "url_not_in_prior_context"
+        assert refused.structured_content["error_code"] == "url_not_in_prior_context"
         # The question shows the whole address; an error message, never its query.
         assert site.url("/tides") in texts(refused)[0] and "lang=en" not in texts(refused)[0]
-    assert confirmed.structuredContent["url"] == url and confirmed.structuredContent["offset"] == 0
+    assert confirmed.structured_content["url"] == url and confirmed.structured_content["offset"] == 0
 
 
 def test_stdio_refuses_an_unknown_user_before_serving(stdio_env):

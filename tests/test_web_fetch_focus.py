@@ -119,7 +119,7 @@ def test_the_schema_offers_query_and_a_longer_one_is_refused_before_fetching():
 
     assert turn.openai_tools()[0]["function"]["parameters"]["properties"]["query"] == schema
     assert turn.anthropic_tools()[0]["input_schema"]["properties"]["query"] == schema
-    assert tool_list(turn)[0].inputSchema["properties"]["query"] == schema
+    assert tool_list(turn)[0].input_schema["properties"]["query"] == schema
     result = turn.call("web_fetch", {"url": "https://example.com/", "query": "x" * 401})
     assert result.is_error and "query" in result.output["error"]
 

@@ -141,7 +141,7 @@ def test_the_schema_offers_queries_to_every_provider(server, plain):  # noqa: F8
     with search_turn(options(), plain) as turn:
         schema = turn.anthropic_tools()[0]["input_schema"]["properties"]["queries"]
         assert turn.openai_tools()[0]["function"]["parameters"]["properties"]["queries"] == schema
-        assert tool_list(turn)[0].inputSchema["properties"]["queries"] == schema
+        assert tool_list(turn)[0].input_schema["properties"]["queries"] == schema
     assert (schema["minItems"], schema["maxItems"], schema["items"]["maxLength"]) == (2, 5, 400)
 
 

@@ -67,6 +67,9 @@ DEFAULTS: dict[str, Any] = {
         "SESSION_MAX_AGE": 8 * 60 * 60,
         # Seconds of the window in which a tool's ``max_uses`` counts a user's calls, across sessions.
         "USES_WINDOW": 10 * 60,
+        # Seconds a stateless (2026-07-28) conversation's URLs and turn cache are kept in Django's cache
+        # after its last call.
+        "CONVERSATION_TTL": 30 * 60,
     },
     # Seconds after which a turn reads the user's roles, settings and tool switches and the operator's
     # options again before its next call (0: before every call), so a long turn (an MCP session, an

@@ -14,6 +14,10 @@ stored are answered 400 with a JSON-RPC parse error, never a 500. A user has at 
 ``WEBTOOLS["MCP"]["SESSIONS_PER_USER"]`` sessions open (opening one more closes their oldest idle one, or
 is answered 429 with ``Retry-After`` when all are busy), and a session lives at most ``SESSION_MAX_AGE``
 seconds: after that its id answers 404 and the client opens a new one.
+
+A request for ``2026-07-28`` (its ``MCP-Protocol-Version`` header) has no session: it passes the same
+token check and body limits, then goes to the SDK's single-exchange path, and its conversation is kept
+in Django's cache (``stateless``); the session cap and age do not apply to it.
 """
 from __future__ import annotations
 
@@ -27,6 +31,7 @@ import anyio
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp.types.version import HANDSHAKE_PROTOCOL_VERSIONS
 
 from webtools import conf
 from webtools.runtime import json_input
@@ -159,6 +164,10 @@ class MCPMount:
         # The SDK ties a session to the credential that opened it and refuses it to any other.
         scope["user"] = AuthenticatedUser(AccessToken(token="drf", client_id="webtools", scopes=[],
                                                       subject=str(user.pk)))
+        if stateless_request(scope):
+            # 2026-07-28: no session to open, count or age; each request stands alone (the SDK routes it).
+            await self.manager.handle_request(scope, receive, send)
+            return
         session_id = _header(scope, b"mcp-session-id")
         if session_id is None:
             await self._open(user.pk, scope, receive, send)
@@ -291,6 +300,14 @@ class MCPMount:
                 await self.stop()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+def stateless_request(scope: dict) -> bool:
+    """Whether a request is for a protocol version without sessions: its ``MCP-Protocol-Version`` header
+    names anything but a handshake version (``2026-07-28``, or a version the SDK will refuse), as the
+    SDK's own router decides."""
+    version = _header(scope, b"mcp-protocol-version")
+    return version is not None and version not in HANDSHAKE_PROTOCOL_VERSIONS
 
 
 def _header(scope_or_message: dict, name: bytes) -> str | None:

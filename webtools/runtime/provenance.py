@@ -116,6 +116,18 @@ class ConversationUrls:
         if form:
             self._add({form})
 
+    def snapshot(self) -> list[str]:
+        """The canonical forms recorded, to keep them where a door keeps a conversation (``restore``)."""
+        with self._lock:
+            return sorted(self._urls)
+
+    @classmethod
+    def restore(cls, forms: Iterable[str]) -> ConversationUrls:
+        """A record holding ``forms``, which a ``snapshot`` gave (never text from a user or a tool)."""
+        urls = cls()
+        urls._add({form for form in forms if isinstance(form, str)})
+        return urls
+
     def _add(self, urls: set[str]) -> None:
         with self._lock:
             room = MAX_URLS - len(self._urls)
