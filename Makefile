@@ -4,6 +4,9 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+# The MCP SDK's 1.x client, which the interop tests run as a subprocess (tests/mcp1/).
+MCP1 := .venv-mcp1
+MCP1_STAMP := $(MCP1)/.installed
 
 .PHONY: demo test lint bench clean screenshots
 
@@ -14,6 +17,12 @@ $(STAMP): requirements.txt requirements-dev.txt setup.cfg pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
+$(MCP1_STAMP): tests/mcp1/requirements.txt
+	test -x $(MCP1)/bin/python || $(PYTHON) -m venv $(MCP1)
+	$(MCP1)/bin/python -m pip install --quiet --upgrade pip
+	$(MCP1)/bin/python -m pip install --quiet -r tests/mcp1/requirements.txt
+	touch $(MCP1_STAMP)
+
 demo: $(STAMP)
 	DEBUG=true $(BIN)/python manage.py migrate --noinput
 	DEBUG=true PORT=$(PORT) $(BIN)/python -c "import os, django; os.environ.setdefault('DJANGO_SETTINGS_MODULE', 'project.settings'); django.setup(); from project.demo import ensure_superuser; ensure_superuser()"
@@ -22,7 +31,7 @@ demo: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/flake8 webtools project tests bench manage.py
 
-test: lint
+test: lint $(MCP1_STAMP)
 	$(BIN)/python -m pytest
 
 # The browser tests, saving each page at phone and desktop widths into docs/screenshots/.
@@ -44,4 +53,4 @@ bench: $(STAMP)
 	$(BIN)/python bench/concurrent_saves.py
 
 clean:
-	rm -rf $(VENV) build dist *.egg-info
+	rm -rf $(VENV) $(MCP1) build dist *.egg-info

@@ -1,0 +1,330 @@
+"""Interop: the official SDK's clients of both lines against webtools' MCP server.
+
+- The 2.x client (the main environment's ``mcp``) speaking ``2026-07-28``: stateless, over streamable
+  HTTP and stdio; the tools listed and called, ``structuredContent`` checked by the client against
+  ``outputSchema``; a URL the conversation has not seen confirmed through ``input_required`` by a user
+  who accepts, one who declines, and a client without elicitation (the page counts its requests).
+- The 1.x client (``mcp==1.30.0`` in ``.venv-mcp1``, ``tests/mcp1/client.py``, run as a subprocess):
+  over stdio and HTTP, with its ``initialize`` handshake and sessions, as before the move to 2.x.
+
+The servers are the ones of ``tests/test_mcp.py``: the demo host's ASGI application under uvicorn on
+127.0.0.1, and ``manage.py webtools mcp --user NAME`` on a file database.
+"""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import anyio
+import httpx
+import mcp.types as types
+import pytest
+
+from tests.servers import LoopbackServer, Reply
+from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
+from tests.test_integrations_openai import web  # noqa: F401  (the fixture)
+from tests.test_mcp import (  # noqa: F401  (fixtures)
+    accepting, declining, links, mcp_server, mcp_url, over_http, over_stdio, stdio_provenance_env, texts, token_for,
+)
+from webtools.plugins.web_fetch.schema import OUTPUT_SCHEMA as FETCH_OUTPUT
+from webtools.plugins.web_search import OUTPUT_SCHEMA as SEARCH_OUTPUT
+
+ROOT = Path(__file__).resolve().parents[1]
+MODERN = "2026-07-28"
+MCP1 = ROOT / ".venv-mcp1"
+PAGE = ("<html><head><title>Tides</title></head><body><article><p>" + "The Moon pulls the sea. " * 40
+        + "</p></article></body></html>")
+
+
+def conversation(name: str) -> dict:
+    from webtools.mcp.stateless import CONVERSATION_META_KEY
+
+    return {CONVERSATION_META_KEY: name}
+
+
+# -- the 2.x client, 2026-07-28, over streamable HTTP ------------------------------------------------
+
+
+def test_http_2026_lists_and_calls_both_tools_with_structured_content(web, mcp_server):  # noqa: F811
+    url, mount = mcp_server
+    user, engine, site = web
+
+    async def steps(client):
+        listed = await client.list_tools()
+        searched = await client.call_tool("web_search", {"query": "django orm", "max_results": 2})
+        fetched = await client.call_tool("web_fetch", {"url": site.url("/article")})
+        return client.protocol_version, listed, searched, fetched
+
+    asked = []
+    version, listed, searched, fetched = over_http(url, token_for(user), steps, mode=MODERN,
+                                                   elicitation=accepting(asked))
+    assert version == MODERN
+    assert mount.open_sessions(user.pk) == []  # stateless: no session was opened
+    assert [t.name for t in listed.tools] == ["web_search", "web_fetch"]
+    assert [t.output_schema for t in listed.tools] == [SEARCH_OUTPUT, FETCH_OUTPUT]
+    # The list is the user's own, and may be kept for a minute.
+    assert (listed.ttl_ms, listed.cache_scope) == (60_000, "private")
+    # The client checked each structuredContent against the tool's outputSchema; the text is wrapped.
+    assert searched.is_error is False and searched.structured_content["engine"] == "brave"
+    assert [r["url"] for r in searched.structured_content["results"]] == [
+        "https://www.djangoproject.com/", "https://docs.djangoproject.com/en/5.2/"]
+    assert WRAPPED.match(texts(searched)[0])
+    assert links(searched)[0] == ("https://www.djangoproject.com/", "Django & the web")
+    assert fetched.is_error is False and fetched.structured_content["url"] == site.url("/article")
+    assert WRAPPED.match(texts(fetched)[0]) and len(asked) == 1
+    assert BRAVE_KEY not in searched.model_dump_json() and len(engine.requests) == 1
+
+
+def test_http_2026_an_unseen_url_is_confirmed_through_input_required(web, mcp_url):  # noqa: F811
+    user, _, site = web
+    token = token_for(user)
+    url = site.url("/article?lang=en")
+
+    async def fetch_twice(client):
+        return [await client.call_tool("web_fetch", {"url": url}, meta=conversation("yes")) for _ in range(2)]
+
+    async def fetch(client):
+        return await client.call_tool("web_fetch", {"url": url}, meta=conversation("no"))
+
+    no = []
+    declined = over_http(mcp_url, token, fetch, mode=MODERN, elicitation=declining(no))
+    cannot = over_http(mcp_url, token, fetch, mode=MODERN)
+    assert site.hits("/article") == 0
+    yes = []
+    first, second = over_http(mcp_url, token, fetch_twice, mode=MODERN, elicitation=accepting(yes))
+
+    # Asked once: the yes was kept in the conversation (Django's cache), and so was the page, which the
+    # second call read from the turn cache kept there.
+    (question,) = yes
+    assert "Site: 127.0.0.1\n" in question.message and f"Address: {url}\n" in question.message
+    assert question.requested_schema["properties"]["fetch"]["type"] == "boolean"
+    assert first.is_error is False and second.is_error is False and site.hits("/article") == 1
+    assert len(no) == 1 and declined.is_error
+    assert "The user declined to let this address be fetched" in texts(declined)[0]
+    assert cannot.is_error and "this client cannot ask the user" in texts(cannot)[0]
+    for refused in (declined, cannot):
+        assert refused.structured_content["error_code"] == "url_not_in_prior_context"
+        assert "lang=en" not in texts(refused)[0]
+
+
+def test_http_2026_conversations_are_kept_apart_and_per_user(web, mcp_url, django_user_model):  # noqa: F811
+    user, _, site = web
+    url = site.url("/article")
+
+    def fetch_in(name):
+        async def steps(client):
+            meta = conversation(name) if name is not None else None
+            return await client.call_tool("web_fetch", {"url": url}, meta=meta)
+        return steps
+
+    asked = []
+    for name in ("a", "a", "b", None, None):
+        assert over_http(mcp_url, token_for(user), fetch_in(name), mode=MODERN,
+                         elicitation=accepting(asked)).is_error is False
+    # "a" asked once, "b" once, the user's default conversation (no _meta) once.
+    assert len(asked) == 3
+    # Another user naming the same conversation has their own.
+    erin = django_user_model.objects.create_user("erin", password="pw-erin-123")
+    over_http(mcp_url, token_for(erin), fetch_in("a"), mode=MODERN, elicitation=accepting(asked))
+    assert len(asked) == 4
+
+
+def test_http_2026_max_uses_counts_per_user_whatever_conversation_is_named(web, mcp_url, settings):  # noqa: F811
+    from webtools.models import PluginOptions
+
+    user, engine, _ = web
+    settings.WEBTOOLS = {**settings.WEBTOOLS, "MCP": {"USES_WINDOW": 10 ** 9}}
+    PluginOptions.objects.filter(plugin="web_search").delete()
+    save_options("web_search", engine="brave", api_key=BRAVE_KEY, enabled_by_default=True, max_uses=2)
+
+    async def steps(client):
+        return [await client.call_tool("web_search", {"query": f"django {n}"}, meta=conversation(str(n)))
+                for n in range(3)]
+
+    results = over_http(mcp_url, token_for(user), steps, mode=MODERN)
+    assert [r.is_error for r in results] == [False, False, True]
+    assert "The search limit for this answer is reached." in texts(results[2])[0] and len(engine.requests) == 2
+
+
+def post_2026(url: str, token: str, params: dict) -> httpx.Response:
+    from mcp.types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
+
+    meta = {PROTOCOL_VERSION_META_KEY: MODERN, CLIENT_CAPABILITIES_META_KEY: {"elicitation": {"form": {}}}}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": meta}}
+    return httpx.post(url, json=body, timeout=30, headers={
+        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": params["name"]})
+
+
+def test_http_2026_an_answer_needs_the_sealed_state_of_its_own_question(web, mcp_url, django_user_model):  # noqa: F811
+    user, _, site = web
+    token = token_for(user)
+    call = {"name": "web_fetch", "arguments": {"url": site.url("/article")}}
+    yes = {"confirm_url": {"action": "accept", "content": {"fetch": True}}}
+
+    # A yes nobody was asked for: the question is put (input_required), nothing is fetched.
+    unasked = post_2026(mcp_url, token, {**call, "inputResponses": yes}).json()["result"]
+    assert unasked["resultType"] == "input_required" and list(unasked["inputRequests"]) == ["confirm_url"]
+    state = unasked["requestState"]
+    assert site.url("/article") not in state  # sealed: the client cannot read it
+    # A forged or altered state is refused.
+    for forged in ("v1.forged", state[:-4] + ("AAAA" if not state.endswith("AAAA") else "BBBB")):
+        error = post_2026(mcp_url, token, {**call, "inputResponses": yes, "requestState": forged}).json()["error"]
+        assert error["message"] == "Invalid or expired requestState"
+    # The state of a question about another call, or given to another user, answers nothing.
+    other = post_2026(mcp_url, token, {"name": "web_fetch", "arguments": {"url": site.url("/robots.txt")},
+                                       "inputResponses": yes, "requestState": state}).json()
+    assert other["error"]["message"] == "Invalid or expired requestState"
+    erin = token_for(django_user_model.objects.create_user("erin", password="pw-erin-123"))
+    stolen = post_2026(mcp_url, erin, {**call, "inputResponses": yes, "requestState": state}).json()
+    assert stolen["error"]["message"] == "Invalid or expired requestState"
+    assert site.hits("/article") == 0
+    # Its own state with the yes: read.
+    answered = post_2026(mcp_url, token, {**call, "inputResponses": yes, "requestState": state}).json()["result"]
+    assert answered["resultType"] == "complete" and answered["isError"] is False
+    assert site.hits("/article") == 1
+
+
+def test_the_request_state_key_is_every_workers_and_follows_the_secret_key(settings):
+    """Two workers (two servers built apart) open each other's sealed states: the key comes from
+    ``SECRET_KEY``, not from the process. Another ``SECRET_KEY`` opens nothing, unless the old one is
+    among ``SECRET_KEY_FALLBACKS``."""
+    from types import SimpleNamespace
+
+    from mcp.server.context import ServerRequestContext
+    from mcp.shared.exceptions import MCPError
+
+    from webtools.mcp.stateless import request_state_boundary
+
+    user = SimpleNamespace(pk=7)
+    params = {"name": "web_fetch", "arguments": {"url": "https://a.example/"}}
+
+    def context(state=None):
+        return ServerRequestContext(session=None, lifespan_context=None, protocol_version=MODERN,
+                                    method="tools/call", params={**params, "requestState": state})
+
+    async def seal():
+        async def ask(ctx):
+            return types.InputRequiredResult(input_requests={}, request_state="asked")
+        return (await request_state_boundary(lambda ctx: user)(context(), ask)).request_state
+
+    async def open_with(boundary, token):
+        seen = []
+
+        async def handler(ctx):
+            seen.append(ctx.params["requestState"])
+            return {}
+        await boundary(context(token), handler)
+        return seen
+
+    token = anyio.run(seal)
+    assert anyio.run(open_with, request_state_boundary(lambda ctx: user), token) == ["asked"]
+    settings.SECRET_KEY = "another-secret-key-" + "x" * 40
+    with pytest.raises(MCPError, match="Invalid or expired requestState"):
+        anyio.run(open_with, request_state_boundary(lambda ctx: user), token)
+    settings.SECRET_KEY_FALLBACKS = [__import__("tests.settings", fromlist=["SECRET_KEY"]).SECRET_KEY]
+    assert anyio.run(open_with, request_state_boundary(lambda ctx: user), token) == ["asked"]
+
+
+# -- the 2.x client, 2026-07-28, over stdio ----------------------------------------------------------
+
+
+def test_stdio_2026_lists_calls_and_confirms(stdio_provenance_env):  # noqa: F811
+    with LoopbackServer({"/robots.txt": Reply(404, {}, ""),
+                         "/tides": Reply(200, {"Content-Type": "text/html; charset=utf-8"}, PAGE)}) as site:
+        url = site.url("/tides")
+
+        async def steps(client):
+            return (client.protocol_version, await client.list_tools(),
+                    await client.call_tool("web_fetch", {"url": url}),
+                    await client.call_tool("web_fetch", {"url": url}))
+
+        async def fetch(client):
+            return await client.call_tool("web_fetch", {"url": url}, meta=conversation("other"))
+
+        no = []
+        declined = over_stdio(stdio_provenance_env, "dana", fetch, elicitation=declining(no), mode=MODERN)
+        cannot = over_stdio(stdio_provenance_env, "dana", fetch, mode=MODERN)
+        assert site.hits("/tides") == 0
+        yes = []
+        version, listed, first, again = over_stdio(stdio_provenance_env, "dana", steps,
+                                                   elicitation=accepting(yes), mode=MODERN)
+        assert site.hits("/tides") == 1
+
+    assert version == MODERN and [t.name for t in listed.tools] == ["web_fetch"]
+    assert listed.tools[0].output_schema == FETCH_OUTPUT
+    assert first.is_error is False and "The Moon pulls the sea." in texts(first)[0]
+    assert first.structured_content["url"] == url and again.is_error is False
+    assert len(yes) == 1 and f"Address: {url}\n" in yes[0].message
+    assert len(no) == 1 and "The user declined" in texts(declined)[0]
+    assert "this client cannot ask the user" in texts(cannot)[0]
+
+
+# -- the 1.x client (.venv-mcp1), 2025-11-25 sessions ----------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def mcp1_python() -> Path:
+    """The 1.x client's interpreter, built by ``make .venv-mcp1/.installed`` if it is not there yet
+    (``make test`` builds it first; a worktree that runs pytest alone gets it here)."""
+    stamp = MCP1 / ".installed"
+    if not stamp.exists():
+        done = subprocess.run(["make", ".venv-mcp1/.installed"], cwd=ROOT, capture_output=True, text=True,
+                              timeout=600)
+        assert done.returncode == 0, done.stderr
+    return MCP1 / "bin" / "python"
+
+
+def mcp1(python: Path, plan: dict) -> dict:
+    done = subprocess.run([str(python), str(ROOT / "tests" / "mcp1" / "client.py"), json.dumps(plan)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout)
+
+
+def test_the_1x_client_is_the_1x_sdk(mcp1_python):
+    version = subprocess.run([str(mcp1_python), "-c", "import importlib.metadata as m; print(m.version('mcp'))"],
+                             capture_output=True, text=True, timeout=60).stdout.strip()
+    assert version == "1.30.0"
+
+
+def test_1x_client_over_http_lists_and_calls(web, mcp_url, mcp1_python):  # noqa: F811
+    user, _, site = web
+    out = mcp1(mcp1_python, {
+        "transport": "http", "url": mcp_url, "token": token_for(user), "elicitation": "accept",
+        "steps": [["list"], ["call", "web_search", {"query": "django orm", "max_results": 2}],
+                  ["call", "web_fetch", {"url": site.url("/article")}]],
+    })
+    listed, searched, fetched = out["steps"]
+    assert out["protocol"] == "2025-11-25"
+    assert [t["name"] for t in listed["tools"]] == ["web_search", "web_fetch"]
+    assert [t["outputSchema"] for t in listed["tools"]] == [SEARCH_OUTPUT, FETCH_OUTPUT]
+    assert searched["isError"] is False and searched["structuredContent"]["engine"] == "brave"
+    assert WRAPPED.match(searched["content"][0]["text"])
+    # The pasted URL was put to the 1.x client's user through elicitation, and read.
+    assert len(out["asked"]) == 1 and f"Address: {site.url('/article')}\n" in out["asked"][0]["message"]
+    assert fetched["isError"] is False and site.hits("/article") == 1
+
+
+def test_1x_client_over_stdio_lists_calls_and_confirms(stdio_provenance_env, mcp1_python):  # noqa: F811
+    with LoopbackServer({"/robots.txt": Reply(404, {}, ""),
+                         "/tides": Reply(200, {"Content-Type": "text/html; charset=utf-8"}, PAGE)}) as site:
+        url = site.url("/tides")
+        stdio = {"transport": "stdio", "command": [sys.executable, "manage.py", "webtools", "mcp", "--user", "dana"],
+                 "env": stdio_provenance_env, "cwd": str(ROOT)}
+        steps = [["list"], ["call", "web_fetch", {"url": url}]]
+        results = {how: mcp1(mcp1_python, {**stdio, "elicitation": how, "steps": steps}) for how in ("decline", None)}
+        assert site.hits("/tides") == 0
+        results["accept"] = mcp1(mcp1_python, {**stdio, "elicitation": "accept",
+                                               "steps": [["call", "web_fetch", {"url": url}]]})
+        assert site.hits("/tides") == 1
+
+    listed, declined = results["decline"]["steps"]
+    assert [t["name"] for t in listed["tools"]] == ["web_fetch"]
+    assert declined["isError"] and "The user declined" in declined["content"][0]["text"]
+    assert "this client cannot ask the user" in results[None]["steps"][1]["content"][0]["text"]
+    (fetched,) = results["accept"]["steps"]
+    assert fetched["isError"] is False and fetched["structuredContent"]["url"] == url
+    assert "The Moon pulls the sea." in fetched["content"][0]["text"]
