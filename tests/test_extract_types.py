@@ -221,3 +221,41 @@ change the order there before you switch the method.</p></div></div></article>""
     for n in range(1, 4):
         post = f"**member{n}** · 2025-10-2{n}T10:00:00+00:00\n\nThe payment module keeps its own table, POST_{n}"
         assert post in result.text
+
+
+def _cleaned_body(page: str):
+    from webtools.plugins.web_fetch.extract.page import clean, parse
+
+    doc = parse(page)
+    clean(doc)
+    return doc.find("body")
+
+
+_TILES = "".join(f"""<div class="tile"><h3>Plan {n}</h3><div>Weekly lawn mowing and edging for gardens up to {n}00
+square metres, PLAN_{n}, with the clippings taken away and the edges trimmed by hand.</div></div>""" for n in range(1, 9))
+SERVICE_TILES = f"""<html><head><title>Garden care plans</title></head><body><h1>Garden care plans</h1>
+<div class="intro"><p>INTRO_TEXT We look after lawns and hedges across the county, all year round.</p></div>
+<div class="grid">{_TILES}</div></body></html>"""
+
+
+def test_a_thin_text_of_a_page_of_prose_is_replaced_by_trafilaturas_full_reading():
+    from webtools.plugins.web_fetch.extract import fuller_reading
+
+    options = {"include_image_urls": False, "title": "Garden care plans", "page_url": "https://garden.test/"}
+    thin = "INTRO_TEXT We look after lawns and hedges across the county, all year round."
+    fuller = fuller_reading(SERVICE_TILES, "https://garden.test/", options, thin, _cleaned_body(SERVICE_TILES))
+    assert fuller is not None
+    assert all(f"PLAN_{n}" in fuller for n in range(1, 9))
+    # A text that holds most of the page is kept: nothing is read again.
+    whole = _cleaned_body(SERVICE_TILES).text_content()
+    assert fuller_reading(SERVICE_TILES, "https://garden.test/", options, whole, _cleaned_body(SERVICE_TILES)) is None
+
+
+def test_a_thin_text_of_a_page_of_links_is_kept():
+    from webtools.plugins.web_fetch.extract import fuller_reading
+
+    links = "".join(f'<li><a href="/story/{n}">Council votes on the new bus lanes in the town centre {n}</a></li>'
+                    for n in range(30))
+    page = f"<html><head><title>News</title></head><body><ul>{links}</ul><p>A short note.</p></body></html>"
+    options = {"include_image_urls": False, "title": "News", "page_url": "https://news.test/"}
+    assert fuller_reading(page, "https://news.test/", options, "A short note.", _cleaned_body(page)) is None
