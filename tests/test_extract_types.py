@@ -232,7 +232,8 @@ def _cleaned_body(page: str):
 
 
 _TILES = "".join(f"""<div class="tile"><h3>Plan {n}</h3><div>Weekly lawn mowing and edging for gardens up to {n}00
-square metres, PLAN_{n}, with the clippings taken away and the edges trimmed by hand.</div></div>""" for n in range(1, 9))
+square metres, PLAN_{n}, with the clippings taken away and the edges trimmed by hand.</div></div>"""
+                 for n in range(1, 9))
 SERVICE_TILES = f"""<html><head><title>Garden care plans</title></head><body><h1>Garden care plans</h1>
 <div class="intro"><p>INTRO_TEXT We look after lawns and hedges across the county, all year round.</p></div>
 <div class="grid">{_TILES}</div></body></html>"""
