@@ -6,6 +6,7 @@ Streamable HTTP: the demo host's ASGI application (Django with ``mount_mcp``) se
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -311,6 +312,53 @@ def test_http_each_call_reads_the_users_switches_and_roles_afresh(web, mcp_url):
     before, after, refused = over_http(mcp_url, token_for(user), steps)
     assert before == ["web_search", "web_fetch"] and after == ["web_fetch"]
     assert refused.is_error and "is not available in this turn" in texts(refused)[0]
+
+
+def test_http_a_deleted_session_cancels_its_call_in_progress(web, mcp_server, monkeypatch):  # noqa: F811
+    # The request's cancellation stops the turn of a call still fetching; and since the SDK enters the
+    # server's lifespan once, not per session, the conversation (its turn cache) is ended by the
+    # connection's own teardown.
+    from webtools.mcp import asgi
+    from webtools.mcp.conversation import Conversation
+
+    url, mount = mcp_server
+    user, _, site = web
+    turns = []
+    real = asgi._start_turn
+    monkeypatch.setattr(asgi, "_start_turn", lambda *args, **kw: turns.append(real(*args, **kw)) or turns[-1])
+    ended = []
+    end = Conversation.end
+    monkeypatch.setattr(Conversation, "end", lambda self: ended.append(self) or end(self))
+    token = token_for(user)
+    deleted = []
+
+    async def main():
+        async with httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http:
+            async with Client(streamable_http_client(url, http_client=http), mode="legacy",
+                              elicitation_callback=accepting([])) as client:
+                async with anyio.create_task_group() as group:
+                    async def call():
+                        with contextlib.suppress(Exception):
+                            await client.call_tool("web_fetch", {"url": site.url("/slow")})
+
+                    group.start_soon(call)
+                    with anyio.fail_after(20):
+                        while site.hits("/slow") == 0:  # the page is being read, one byte at a time
+                            await anyio.sleep(0.05)
+                        (session_id,) = mount.open_sessions(user.pk)
+                        response = await http.delete(url, headers={"mcp-session-id": session_id,
+                                                                   "mcp-protocol-version": "2025-11-25"})
+                        deleted.append(response.status_code)
+                        while not (turns[-1].signal.cancelled and ended):
+                            await anyio.sleep(0.05)
+                    group.cancel_scope.cancel()
+
+    with contextlib.suppress(BaseExceptionGroup):  # the client's own DELETE on leaving finds no session
+        anyio.run(main)
+    assert deleted == [200]
+    assert turns[-1].signal.cancelled and mount.open_sessions(user.pk) == []
+    (conversation,) = ended
+    assert conversation.ended and conversation.turn_cache == {}
 
 
 def test_ending_a_session_cancels_its_calls_in_progress():

@@ -13,6 +13,7 @@ The servers are the ones of ``tests/test_mcp.py``: the demo host's ASGI applicat
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -25,6 +26,7 @@ import pytest
 from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
 from tests.test_integrations_openai import web  # noqa: F401  (the fixture)
+from tests.test_mcp import SETUP as STDIO_SETUP
 from tests.test_mcp import (  # noqa: F401  (fixtures)
     accepting, declining, links, mcp_server, mcp_url, over_http, over_stdio, stdio_provenance_env, texts, token_for,
 )
@@ -149,12 +151,15 @@ def test_http_2026_max_uses_counts_per_user_whatever_conversation_is_named(web, 
 
 
 def post_2026(url: str, token: str, params: dict) -> httpx.Response:
+    """A ``2026-07-28`` ``tools/call`` by hand, from a client declaring form elicitation (no token: no
+    ``Authorization`` header)."""
     from mcp.types import CLIENT_CAPABILITIES_META_KEY, PROTOCOL_VERSION_META_KEY
 
     meta = {PROTOCOL_VERSION_META_KEY: MODERN, CLIENT_CAPABILITIES_META_KEY: {"elicitation": {"form": {}}}}
     body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {**params, "_meta": meta}}
+    auth = {"Authorization": f"Bearer {token}"} if token else {}
     return httpx.post(url, json=body, timeout=30, headers={
-        "Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream",
+        **auth, "Accept": "application/json, text/event-stream",
         "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": params["name"]})
 
 
@@ -185,6 +190,27 @@ def test_http_2026_an_answer_needs_the_sealed_state_of_its_own_question(web, mcp
     answered = post_2026(mcp_url, token, {**call, "inputResponses": yes, "requestState": state}).json()["result"]
     assert answered["resultType"] == "complete" and answered["isError"] is False
     assert site.hits("/article") == 1
+
+
+def test_http_2026_requests_pass_the_same_token_check(web, mcp_url):  # noqa: F811
+    user, _, site = web
+    call = {"name": "web_fetch", "arguments": {"url": site.url("/article")}}
+    for token in ("", "not-a-token"):
+        response = post_2026(mcp_url, token, call)
+        assert response.status_code == 401 and response.headers["www-authenticate"].startswith("Bearer")
+    assert post_2026(mcp_url, token_for(user), call).status_code == 200
+    assert site.hits("/article") == 0
+
+
+def test_http_a_2x_client_in_auto_mode_discovers_2026(web, mcp_server):  # noqa: F811
+    url, mount = mcp_server
+    user, _, _ = web
+
+    async def steps(client):
+        return client.protocol_version, [t.name for t in (await client.list_tools()).tools]
+
+    assert over_http(url, token_for(user), steps, mode="auto") == (MODERN, ["web_search", "web_fetch"])
+    assert mount.open_sessions(user.pk) == []
 
 
 def test_the_request_state_key_is_every_workers_and_follows_the_secret_key(settings):
@@ -231,13 +257,36 @@ def test_the_request_state_key_is_every_workers_and_follows_the_secret_key(setti
 # -- the 2.x client, 2026-07-28, over stdio ----------------------------------------------------------
 
 
-def test_stdio_2026_lists_calls_and_confirms(stdio_provenance_env):  # noqa: F811
+@pytest.fixture(scope="module")
+def stdio_search_env(tmp_path_factory):
+    """A stdio server's environment whose user has both tools: web_search on a loopback engine answering
+    as Brave (a recorded answer), web_fetch keeping its default (only URLs the conversation has seen,
+    or the user confirms). Yields ``(env, engine)``."""
+    from tests.test_integrations_openai import SEARCH_FIXTURE
+
+    database = tmp_path_factory.mktemp("mcp-search") / "db.sqlite3"
+    answer = Reply(200, {"Content-Type": "application/json"}, SEARCH_FIXTURE.read_bytes())
+    with LoopbackServer({"*": answer}) as engine:
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.mcp_stdio_settings", "PYTHONPATH": str(ROOT),
+               "DATABASE_URL": f"sqlite:///{database}", "WEBTOOLS_TEST_BRAVE_URL": engine.url("/res/v1/web/search")}
+        setup = STDIO_SETUP.replace('"only_conversation_urls": False', '"only_conversation_urls": True') + (
+            "from tests.test_integrations_openai import save_options\n"
+            f"save_options('web_search', engine='brave', api_key={BRAVE_KEY!r}, enabled_by_default=True)\n")
+        done = subprocess.run([sys.executable, "-c", setup], env=env, cwd=ROOT, capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 0, done.stderr
+        yield env, engine
+
+
+def test_stdio_2026_lists_and_calls_both_tools_and_confirms(stdio_search_env):
+    env, engine = stdio_search_env
     with LoopbackServer({"/robots.txt": Reply(404, {}, ""),
                          "/tides": Reply(200, {"Content-Type": "text/html; charset=utf-8"}, PAGE)}) as site:
         url = site.url("/tides")
 
         async def steps(client):
             return (client.protocol_version, await client.list_tools(),
+                    await client.call_tool("web_search", {"query": "django orm", "max_results": 2}),
                     await client.call_tool("web_fetch", {"url": url}),
                     await client.call_tool("web_fetch", {"url": url}))
 
@@ -245,21 +294,24 @@ def test_stdio_2026_lists_calls_and_confirms(stdio_provenance_env):  # noqa: F81
             return await client.call_tool("web_fetch", {"url": url}, meta=conversation("other"))
 
         no = []
-        declined = over_stdio(stdio_provenance_env, "dana", fetch, elicitation=declining(no), mode=MODERN)
-        cannot = over_stdio(stdio_provenance_env, "dana", fetch, mode=MODERN)
+        declined = over_stdio(env, "dana", fetch, elicitation=declining(no), mode=MODERN)
+        cannot = over_stdio(env, "dana", fetch, mode=MODERN)
         assert site.hits("/tides") == 0
         yes = []
-        version, listed, first, again = over_stdio(stdio_provenance_env, "dana", steps,
-                                                   elicitation=accepting(yes), mode=MODERN)
+        version, listed, searched, first, again = over_stdio(env, "dana", steps, elicitation=accepting(yes),
+                                                             mode=MODERN)
         assert site.hits("/tides") == 1
 
-    assert version == MODERN and [t.name for t in listed.tools] == ["web_fetch"]
-    assert listed.tools[0].output_schema == FETCH_OUTPUT
+    assert version == MODERN and [t.name for t in listed.tools] == ["web_search", "web_fetch"]
+    assert [t.output_schema for t in listed.tools] == [SEARCH_OUTPUT, FETCH_OUTPUT]
+    # structuredContent as the client checked it against outputSchema; the text wrapped.
+    assert searched.is_error is False and searched.structured_content["engine"] == "brave"
+    assert WRAPPED.match(texts(searched)[0]) and len(engine.requests) == 1
     assert first.is_error is False and "The Moon pulls the sea." in texts(first)[0]
     assert first.structured_content["url"] == url and again.is_error is False
     assert len(yes) == 1 and f"Address: {url}\n" in yes[0].message
-    assert len(no) == 1 and "The user declined" in texts(declined)[0]
-    assert "this client cannot ask the user" in texts(cannot)[0]
+    assert len(no) == 1 and declined.is_error and "The user declined" in texts(declined)[0]
+    assert cannot.is_error and "this client cannot ask the user" in texts(cannot)[0]
 
 
 # -- the 1.x client (.venv-mcp1), 2025-11-25 sessions ----------------------------------------------

@@ -28,7 +28,7 @@ SERVER_NAME = "webtools"
 
 #: The question put to the user about a URL the conversation has not seen (``{host}``, ``{url}``).
 CONFIRM_QUESTION = (
-    "The assistant wants to read a web page that did not come from this session's searches or pages.\n\n"
+    "The assistant wants to read a web page that did not come from this conversation's searches or pages.\n\n"
     "Site: {host}\n"
     "Address: {url}\n\n"
     "Yes: webtools sends one request to exactly this address and the assistant reads the page.\n"
@@ -49,9 +49,9 @@ CONFIRM_SCHEMA = {
 }
 DECLINED = "The user declined to let this address be fetched ({url}). Nothing was sent to it."
 CANNOT_ASK = (
-    "This address did not come from this session's searches or pages, and this client cannot ask the user "
-    "to confirm it ({url}), so nothing was sent. Tell the user: to read it, search for the page first and "
-    "fetch it from the results, or use a client that can ask them (MCP elicitation), or ask the operator."
+    "This address did not come from this conversation's searches or pages, and this client cannot ask the "
+    "user to confirm it ({url}), so nothing was sent. Tell the user: to read it, search for the page first "
+    "and fetch it from the results, or use a client that can ask them (MCP elicitation), or ask the operator."
 )
 
 #: ``user_for(request_context) -> user`` names the user of a request (the stdio command's fixed user,

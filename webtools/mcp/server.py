@@ -136,17 +136,19 @@ def build_server(user_for: UserFor, turn_for: TurnFor, conversation_for: Callabl
     ``conversation_for(request_context)`` gives the conversation id handed to each turn of a session
     (the MCP session id over HTTP).
     """
-    async def begin(context: Any) -> tuple[Any, Conversation, stateless.StoredConversation | None, Turn]:
+    async def begin(context: Any, *, calling: bool = True) -> tuple[Any, Conversation,
+                                                                    stateless.StoredConversation | None, Turn]:
         user = user_for(context)
         if is_stateless(context):
             stored = stateless.StoredConversation.of(user, context.meta)
-            conversation = await stored.load(turn_for)
+            # A list needs no conversation: only a call reads and keeps one.
+            conversation = await stored.load(turn_for) if calling else Conversation(turn_for)
             return user, conversation, stored, await conversation.turn(user, stored.name)
         conversation = session_conversation(context, turn_for)
         return user, conversation, None, await conversation.turn(user, conversation_for(context))
 
     async def on_list_tools(context: Any, params: Any) -> types.ListToolsResult:
-        _user, _conversation, _stored, turn = await begin(context)
+        _user, _conversation, _stored, turn = await begin(context, calling=False)
         with turn:
             return types.ListToolsResult(tools=tool_list(turn))
 
