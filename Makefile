@@ -51,6 +51,7 @@ bench: $(STAMP)
 	$(BIN)/python bench/provenance.py
 	$(BIN)/python bench/redaction.py
 	$(BIN)/python bench/concurrent_saves.py
+	$(BIN)/python bench/mcp_conversation.py
 
 clean:
 	rm -rf $(VENV) $(MCP1) build dist *.egg-info
