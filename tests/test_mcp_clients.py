@@ -22,6 +22,9 @@ import anyio
 import httpx
 import mcp.types as types
 import pytest
+from hypothesis import given
+from hypothesis import settings as hypothesis_settings
+from hypothesis import strategies as st
 
 from tests.servers import LoopbackServer, Reply
 from tests.test_integrations_openai import BRAVE_KEY, WRAPPED, save_options
@@ -380,3 +383,47 @@ def test_1x_client_over_stdio_lists_calls_and_confirms(stdio_provenance_env, mcp
     (fetched,) = results["accept"]["steps"]
     assert fetched["isError"] is False and fetched["structuredContent"]["url"] == url
     assert "The Moon pulls the sea." in fetched["content"][0]["text"]
+
+
+# -- what the stateless door reads from a request -----------------------------------------------------
+
+JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+                    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3),
+                    max_leaves=10)
+
+
+@given(state=st.one_of(st.none(), st.text(max_size=40), JSON.map(json.dumps)),
+       response=st.one_of(st.none(), st.fixed_dictionaries({"action": st.sampled_from(["accept", "decline", "cancel"]),
+                                                           "content": st.one_of(st.none(), st.dictionaries(
+                                                               st.sampled_from(["fetch", "other"]),
+                                                               st.one_of(st.booleans(), st.text(max_size=3)),
+                                                               max_size=2))})))
+@hypothesis_settings(max_examples=200, deadline=None)
+def test_only_a_yes_to_the_question_about_this_very_url_confirms_it(state, response):
+    from webtools.mcp.stateless import CONFIRM_KEY, answer_to
+
+    url = "https://a.example/x"
+    params = types.CallToolRequestParams(name="web_fetch", arguments={"url": url}, request_state=state,
+                                         input_responses={CONFIRM_KEY: response} if response is not None else None)
+    answer = answer_to(params, url)
+    about_this_url = state is not None and state == json.dumps({"confirm": url})
+    yes = response is not None and response["action"] == "accept" and (response["content"] or {}).get("fetch") is True
+    assert answer == (None if not about_this_url else yes)
+
+
+@given(named=st.one_of(st.none(), JSON, st.text(max_size=300)), other=st.text(max_size=20))
+@hypothesis_settings(max_examples=200, deadline=None)
+def test_a_conversation_is_the_users_own_whatever_meta_names_it(named, other):
+    from types import SimpleNamespace
+
+    from webtools.mcp.stateless import CONVERSATION_META_KEY, MAX_CONVERSATION, StoredConversation
+
+    meta = {CONVERSATION_META_KEY: named}
+    dana, erin = SimpleNamespace(pk=1), SimpleNamespace(pk=2)
+    mine = StoredConversation.of(dana, meta)
+    assert mine.key != StoredConversation.of(erin, meta).key  # never another user's
+    assert mine.key.startswith("webtools:mcp:conversation:1:") and len(mine.key) < 100
+    counts = isinstance(named, str) and len(named) <= MAX_CONVERSATION
+    assert (mine.key == StoredConversation.of(dana, None).key) == (not counts or named == "")
+    if counts and other != named:
+        assert StoredConversation.of(dana, {CONVERSATION_META_KEY: other}).key != mine.key
