@@ -21,11 +21,13 @@ from hypothesis import strategies as st
 
 from tests.servers import Reply
 from tests.test_web_search import FIXTURES, options, plain, server, tool  # noqa: F401  (fixtures)
+from tests.test_web_search_limits import search
 from webtools.host import load_options, scoped_fields
 from webtools.models import PluginOptions
 from webtools.plugins.web_search import WebSearchPlugin, rerank
 from webtools.plugins.web_search import search as shared
-from webtools.runtime import Turn
+from webtools.runtime import Turn, limits
+from webtools.runtime.limits import MemoryStore
 
 COHERE_KEY = "cohere-rerank-key-0123456789"
 JINA_KEY = "jina-rerank-key-0123456789ab"
@@ -237,6 +239,36 @@ def test_one_result_is_not_sent(services, plain):  # noqa: F811
     result, _, turn = run(cohere(), {"query": "capital"}, plain)
     assert urls(result.output) == pages("capital", 1) and [c.url for c in turn.citations] == pages("capital", 1)
     assert not rerank_requests(services, "cohere")
+
+
+# -- whose account pays ----------------------------------------------------------------------------------
+
+
+def test_only_users_who_may_spend_the_operators_account_are_reranked(services, plain):  # noqa: F811
+    """The rerank service is the operator's account: a user searching with their own key whose roles are
+    not in ``admin_engine_roles`` gets the engine's order and no request is sent; a user who may spend it
+    is reranked, and the request is counted in the usage table on the operator's key."""
+    services.route("/rerank/cohere", COHERE_ANSWER)
+    opts = cohere(user_engines=True, admin_engine_roles=["staff"])
+    own = {"engine": "brave", "api_key": "users-own-brave-key-0123"}
+    store = MemoryStore()
+    output = search(opts, http=plain, store=store, settings=own, input={"query": "capital"})
+    assert urls(output) == pages("capital", 5)
+    assert not rerank_requests(services, "cohere")
+    assert not [u for u in store.usage if u.engine.startswith("rerank:")]
+    assert rerank.reserved(opts, may_spend=False) == 0.0  # and the engines keep the whole deadline
+
+    output = search(opts, http=plain, store=store, settings=own, input={"query": "capital"}, roles=("user", "staff"))
+    assert urls(output) != pages("capital", 5) and sorted(urls(output)) == pages("capital", 5)
+    assert len(rerank_requests(services, "cohere")) == 1
+    assert store.usage[limits.Usage("1", "web_search", "rerank:cohere", operator_key=True)] == 1
+
+
+def test_a_rerank_service_can_be_priced_on_the_usage_page(admin_client):
+    from webtools.admin_forms import EnginePriceForm
+
+    form = EnginePriceForm(data={"engine": "rerank:jina", "price_per_1000": "2"})
+    assert form.is_valid(), form.errors
 
 
 # -- reading an answer ----------------------------------------------------------------------------------

@@ -29,12 +29,16 @@ def network_access() -> str:
 
 
 def engine_choices() -> list[tuple[str, str]]:
-    """The installed search engines as (id, name), for forms that name one."""
+    """The installed search engines as (id, name), for forms that name one, then the rerank services
+    under the name their requests are counted by (``rerank:<service>``)."""
+    from .plugins.web_search import rerank
+
     plugin = get_plugin("web_search")
     engines = getattr(plugin, "engines", None)
     if engines is None:
         from .plugins.web_search.engines import ENGINES as engines
-    return [(engine.id, f"{engine.name} ({engine.id})") for engine in engines]
+    return [(engine.id, f"{engine.name} ({engine.id})") for engine in engines] + [
+        (rerank.usage_engine(r), f"{r.name} reranking ({rerank.usage_engine(r)})") for r in rerank.RERANKERS]
 
 
 class EnginePriceForm(forms.ModelForm):

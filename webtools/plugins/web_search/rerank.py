@@ -12,6 +12,12 @@ fused one), is logged with every rerank key masked, and the model sees the resul
 service has its own share of the call's time (``SECONDS``, taken from the engines' deadline), so a slow
 service never makes a search slower than a search without it.
 
+The rerank service is the operator's account, whoever's engine answered: the tool reranks only for
+users whose roles may spend the operator's account (``resolution.may_use_operator_account``, the rule of
+the operator's engines), and each request sent counts in the usage table as engine ``rerank:<service>``
+on the operator's key, where an engine price of that name gives its cost. Other users' results keep
+their order, and nothing is sent.
+
 The endpoints are the operator's choice (``WEBTOOLS["RERANK_URLS"]`` replaces a public one), reached
 with the plain client, as the engines are. The key travels only in the ``Authorization`` header; it is
 kept per service (``rerank_api_key@cohere``), as the engines' keys are kept per engine.
@@ -33,7 +39,7 @@ from django.utils.translation import gettext_lazy as _
 from webtools import net
 from webtools.conf import get_setting
 from webtools.exceptions import ToolCancelled
-from webtools.runtime import SecretField, ToolContext, excerpt, json_input
+from webtools.runtime import SecretField, ToolContext, excerpt, json_input, limits
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -137,14 +143,20 @@ def show_when() -> dict[str, tuple[str, tuple[str, ...]]]:
     return {"rerank_model": ("rerank_with", ids), "rerank_api_key": ("rerank_with", ids)}
 
 
+def usage_engine(reranker: Reranker) -> str:
+    """The name a service's requests are counted under in the usage table, and priced by."""
+    return f"rerank:{reranker.id}"
+
+
 def chosen(options: Mapping[str, Any]) -> Reranker | None:
     """The operator's rerank service, or None when reranking is off."""
     return BY_ID.get(str(options.get("rerank_with") or NONE))
 
 
-def reserved(options: Mapping[str, Any]) -> float:
-    """Seconds of a call kept back for reranking: ``SECONDS`` when a service is chosen, else 0."""
-    return SECONDS if chosen(options) else 0.0
+def reserved(options: Mapping[str, Any], may_spend: bool = True) -> float:
+    """Seconds of a call kept back for reranking: ``SECONDS`` when a service is chosen and the caller
+    may spend the operator's account, else 0."""
+    return SECONDS if may_spend and chosen(options) else 0.0
 
 
 def problems(options: Mapping[str, Any]) -> list[str]:
@@ -189,20 +201,24 @@ def read_order(body: str, count: int) -> list[int]:
     return ranked + [index for index in range(count) if index not in scores]
 
 
-def apply(output: dict, queries: Sequence[str], options: Mapping[str, Any], ctx: ToolContext) -> dict:
+def apply(output: dict, queries: Sequence[str], options: Mapping[str, Any], ctx: ToolContext,
+          may_spend: bool = True) -> dict:
     """``output`` (the tool's answer to ``queries``, not yet cited) with its results in the operator's
     service's order, or as they were on any failure; its results cited in their final order. Reranking
     off: ``output`` unchanged (the tool has cited it). With ``queries``, the results are reranked against
-    the queries the output says were asked, joined."""
+    the queries the output says were asked, joined. ``may_spend``: whether the caller's roles may spend
+    the operator's account; when not, nothing is sent and the order stays."""
     reranker = chosen(options)
     if reranker is None:
         return output
+    if not may_spend:
+        reranker = None
     results = output["results"]
     query = JOIN.join(output.get("queries") or queries)
-    order = _order(reranker, query, results, options, ctx) if len(results) > 1 else None
+    order = _order(reranker, query, results, options, ctx) if reranker and len(results) > 1 else None
     if order is not None:
         output = {**output, "results": [results[index] for index in order]}
-    ctx.audit(reranked=reranker.id if order is not None else "")
+    ctx.audit(reranked=reranker.id if reranker and order is not None else "")
     for result in output["results"]:
         ctx.cite(result["url"], result["title"])
     return output
@@ -238,6 +254,7 @@ def _order(reranker: Reranker, query: str, results: Sequence[Mapping[str, Any]],
         return skip("its answer was too large to read.")
     except net.NetError as err:
         return skip("it could not be reached.", str(err), cool=True)
+    ctx.limits.record(limits.Usage(ctx.user, "web_search", usage_engine(reranker), operator_key=True))
     if status != 200:
         return skip(f"it answered HTTP {status}.", text, cool=status == 429 or status >= 500)
     try:

@@ -95,7 +95,7 @@ class EngineResolution:
         first = self.resolve(options, ctx)
         chain = [first]
         if first.owner != OPERATOR:
-            if not _may_use_admin(options, ctx):
+            if not may_use_operator_account(options, ctx):
                 return chain
             admin_engine = self.by_id.get(options.get("engine") or "")
             if admin_engine is not None:
@@ -112,7 +112,7 @@ class EngineResolution:
         docstring), or a ToolError saying what the user must add."""
         user_engines = bool(options.get("user_engines"))
         settings = dict(ctx.settings or {}) if user_engines else {}
-        may_use_admin = _may_use_admin(options, ctx)
+        may_use_admin = may_use_operator_account(options, ctx)
         admin_engine = self.by_id.get(options.get("engine") or "")
         picked = settings.get("engine") or DEFAULT
 
@@ -148,5 +148,6 @@ class EngineResolution:
         return _Choice.of(engine, values, guarded=False, owner=OPERATOR)
 
 
-def _may_use_admin(options: Mapping[str, Any], ctx: ToolContext) -> bool:
+def may_use_operator_account(options: Mapping[str, Any], ctx: ToolContext) -> bool:
+    """Whether the caller's roles may spend the operator's account: its engines, and its rerank service."""
     return bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
