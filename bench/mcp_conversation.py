@@ -75,10 +75,10 @@ def redis_server():
 def measure(passes: int, stored: stateless.StoredConversation, kept: Conversation) -> tuple[float, float, int]:
     import pickle
 
-    from django.core.cache import cache
+    from webtools.stores import cache
 
     def write():
-        cache.delete(stored.key)  # each write starts from an empty entry, as the first call's does
+        cache().delete(stored.key)  # each write starts from an empty entry, as the first call's does
         anyio.run(stored.save, kept)
 
     def read():
@@ -86,7 +86,7 @@ def measure(passes: int, stored: stateless.StoredConversation, kept: Conversatio
 
     t_write = timed(passes, write)
     t_read = timed(passes, read)
-    size = len(pickle.dumps(cache.get(stored.key), pickle.HIGHEST_PROTOCOL))
+    size = len(pickle.dumps(cache().get(stored.key), pickle.HIGHEST_PROTOCOL))
     return t_read, t_write, size
 
 

@@ -2,7 +2,8 @@
 through an ``input_required`` result.
 
 - ``StoredConversation``: what a conversation carries from call to call (the URLs it has seen, its
-  turn cache) is read from Django's cache before each request and written back after it, kept
+  turn cache) is read from Django's cache (``WEBTOOLS["CACHE"]``, the limits' own) before each request
+  and written back after it, kept
   ``WEBTOOLS["MCP"]["CONVERSATION_TTL"]`` seconds after the last call. It is keyed by the user and by
   the conversation the client names in the request's ``_meta`` (``CONVERSATION_META_KEY``); a client
   that names none has one conversation per user. ``max_uses`` is not kept here: it counts per user
@@ -77,27 +78,27 @@ class StoredConversation:
             await anyio.to_thread.run_sync(self._write, conversation.urls.snapshot(), dict(conversation.turn_cache))
 
     def _read(self) -> dict:
-        from django.core.cache import cache
+        from webtools.stores import cache
 
         try:
-            kept = cache.get(self.key)
+            kept = cache().get(self.key)
         except Exception:  # a value that no longer unpickles, a cache server away: start afresh
             logger.warning("A stored MCP conversation could not be read; it starts afresh.", exc_info=True)
             return {}
         return kept if isinstance(kept, dict) else {}
 
     def _write(self, urls: list[str], turn_cache: dict) -> None:
-        from django.core.cache import cache
+        from webtools.stores import cache
 
         kept = self._read()
         urls = sorted(set(urls) | set(kept.get("urls", ())))
         turn_cache = {**(kept.get("turn_cache") or {}), **turn_cache}
         ttl = float(conf.mcp_setting("CONVERSATION_TTL"))
         try:
-            cache.set(self.key, {"urls": urls, "turn_cache": turn_cache}, timeout=ttl)
+            cache().set(self.key, {"urls": urls, "turn_cache": turn_cache}, timeout=ttl)
         except Exception:  # a turn cache entry the cache cannot store: keep the URLs at least
             logger.warning("An MCP conversation's turn cache could not be stored; its URLs were.", exc_info=True)
-            cache.set(self.key, {"urls": urls}, timeout=ttl)
+            cache().set(self.key, {"urls": urls}, timeout=ttl)
 
 
 def answer_to(params: types.CallToolRequestParams, url: str) -> bool | None:
