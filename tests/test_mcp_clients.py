@@ -195,6 +195,25 @@ def test_http_2026_an_answer_needs_the_sealed_state_of_its_own_question(web, mcp
     assert site.hits("/article") == 1
 
 
+def test_http_2026_a_call_starts_one_turn_and_no_tool_marks_a_header_parameter(
+        web, mcp_url, monkeypatch):  # noqa: F811
+    # The SDK checks a stateless call's Mcp-Param-* headers against the tool's x-mcp-header parameters,
+    # running tools/list (a turn's start) to find them unless told there are none: webtools has none.
+    from webtools.host import start_turn
+    from webtools.mcp import asgi
+    from webtools.mcp.server import tool_list
+
+    user, _, _ = web
+    with start_turn(user) as turn:
+        schemas = [tool.input_schema for tool in tool_list(turn)]
+    assert len(schemas) == 2 and "x-mcp-header" not in json.dumps(schemas)
+    turns = []
+    real = asgi._start_turn
+    monkeypatch.setattr(asgi, "_start_turn", lambda *args, **kw: turns.append(real(*args, **kw)) or turns[-1])
+    response = post_2026(mcp_url, token_for(user), {"name": "web_search", "arguments": {"query": "django"}})
+    assert response.json()["result"]["isError"] is False and len(turns) == 1
+
+
 def test_http_2026_requests_pass_the_same_token_check(web, mcp_url):  # noqa: F811
     user, _, site = web
     call = {"name": "web_fetch", "arguments": {"url": site.url("/article")}}

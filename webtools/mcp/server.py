@@ -129,6 +129,14 @@ def session_conversation(context: Any, turn_for: TurnFor) -> Conversation:
     return conversation
 
 
+def no_header_parameters(name: str) -> None:
+    """The input schema the SDK checks a stateless call's ``Mcp-Param-*`` headers against: none, since no
+    tool of webtools marks a parameter ``x-mcp-header`` (a test holds every plugin's tools to that).
+    Without this the SDK runs ``tools/list`` (a whole turn's start, reading the database) before every
+    stateless call to find out."""
+    return None
+
+
 def build_server(user_for: UserFor, turn_for: TurnFor, conversation_for: Callable[[Any], str]) -> Server:
     """An MCP server whose every session is one ``Conversation`` of the user ``user_for`` names, and
     whose stateless requests each continue the conversation their ``_meta`` names.
@@ -180,6 +188,7 @@ def build_server(user_for: UserFor, turn_for: TurnFor, conversation_for: Callabl
     server: Server = Server(
         SERVER_NAME, instructions=INSTRUCTIONS, on_list_tools=on_list_tools, on_call_tool=on_call_tool,
         cache_hints={"tools/list": CacheHint(ttl_ms=TOOLS_TTL_MS, scope="private")},
+        get_tool_input_schema=no_header_parameters,
     )
     server.middleware.append(stateless.request_state_boundary(user_for))
     return server
