@@ -446,3 +446,45 @@ def test_a_conversation_is_the_users_own_whatever_meta_names_it(named, other):
     assert (mine.key == StoredConversation.of(dana, None).key) == (not counts or named == "")
     if counts and other != named:
         assert StoredConversation.of(dana, {CONVERSATION_META_KEY: other}).key != mine.key
+
+
+# -- a stored conversation stays bounded, and concurrent calls keep each other's pages ------------------
+
+CACHES = st.dictionaries(st.sampled_from(["web_fetch", "web_search"]),
+                         st.dictionaries(st.text(max_size=4), st.integers(), max_size=40), max_size=2)
+
+
+@given(kept=CACHES, new=CACHES)
+@hypothesis_settings(max_examples=200, deadline=None)
+def test_a_stored_turn_cache_keeps_the_newest_entries_of_each_tool_within_its_bound(kept, new):
+    from webtools.mcp.stateless import MAX_CACHED, merged_turn_cache
+
+    merged = merged_turn_cache(kept, new)
+    assert set(merged) == set(kept) | set(new)
+    for tool, entries in merged.items():
+        both = {**kept.get(tool, {}), **new.get(tool, {})}
+        assert len(entries) == min(len(both), MAX_CACHED)
+        assert list(entries.items()) == list(both.items())[-MAX_CACHED:]  # the newest, this call's on a tie
+
+
+@pytest.mark.django_db
+def test_two_calls_of_one_conversation_at_once_keep_each_others_pages():
+    from types import SimpleNamespace
+
+    from webtools.mcp.stateless import MAX_CACHED, StoredConversation
+
+    stored = StoredConversation.of(SimpleNamespace(pk=7), {})
+    first = anyio.run(stored.load, lambda *args, **kwargs: None)
+    second = anyio.run(stored.load, lambda *args, **kwargs: None)  # both loaded before either saved
+    first.turn_cache["web_fetch"] = {"https://a.example/": "page a"}
+    second.turn_cache["web_fetch"] = {"https://b.example/": "page b"}
+    anyio.run(stored.save, first)
+    anyio.run(stored.save, second)
+    after = anyio.run(stored.load, lambda *args, **kwargs: None)
+    assert after.turn_cache["web_fetch"] == {"https://a.example/": "page a", "https://b.example/": "page b"}
+
+    many = anyio.run(stored.load, lambda *args, **kwargs: None)
+    many.turn_cache["web_fetch"] = {f"https://{i}.example/": "page" for i in range(3 * MAX_CACHED)}
+    anyio.run(stored.save, many)
+    kept = anyio.run(stored.load, lambda *args, **kwargs: None).turn_cache["web_fetch"]
+    assert list(kept) == [f"https://{i}.example/" for i in range(2 * MAX_CACHED, 3 * MAX_CACHED)]

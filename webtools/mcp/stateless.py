@@ -4,7 +4,8 @@ through an ``input_required`` result.
 - ``StoredConversation``: what a conversation carries from call to call (the URLs it has seen, its
   turn cache) is read from Django's cache (``WEBTOOLS["CACHE"]``, the limits' own) before each request
   and written back after it, kept
-  ``WEBTOOLS["MCP"]["CONVERSATION_TTL"]`` seconds after the last call. It is keyed by the user and by
+  ``WEBTOOLS["MCP"]["CONVERSATION_TTL"]`` seconds after the last call, each tool's turn cache cut to
+  its ``MAX_CACHED`` newest entries. It is keyed by the user and by
   the conversation the client names in the request's ``_meta`` (``CONVERSATION_META_KEY``); a client
   that names none has one conversation per user. ``max_uses`` is not kept here: it counts per user
   across every session and conversation (``server.user_turn``), so naming a new conversation does not
@@ -44,6 +45,9 @@ CONVERSATION_META_KEY = "webtools/conversation"
 MAX_CONVERSATION = 256
 #: The key of the confirmation in ``inputRequests`` and ``inputResponses``.
 CONFIRM_KEY = "confirm_url"
+#: The most entries of each tool's turn cache a stored conversation keeps (its newest): a page read
+#: again after more reads than this is fetched again, as it would be in a new conversation.
+MAX_CACHED = 16
 #: Seconds a sealed ``requestState`` stays valid: the time the user has to answer.
 REQUEST_STATE_TTL = 600.0
 _SALT = "webtools.mcp.request_state"
@@ -92,13 +96,28 @@ class StoredConversation:
 
         kept = self._read()
         urls = sorted(set(urls) | set(kept.get("urls", ())))
-        turn_cache = {**(kept.get("turn_cache") or {}), **turn_cache}
+        turn_cache = merged_turn_cache(kept.get("turn_cache") or {}, turn_cache)
         ttl = float(conf.mcp_setting("CONVERSATION_TTL"))
         try:
             cache().set(self.key, {"urls": urls, "turn_cache": turn_cache}, timeout=ttl)
         except Exception:  # a turn cache entry the cache cannot store: keep the URLs at least
             logger.warning("An MCP conversation's turn cache could not be stored; its URLs were.", exc_info=True)
             cache().set(self.key, {"urls": urls}, timeout=ttl)
+
+
+def merged_turn_cache(kept: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, dict]:
+    """A conversation's turn cache as stored: per tool, what a concurrent call kept meanwhile and then
+    this call's entries (this call's win on the same key), each tool's cut to its ``MAX_CACHED`` newest
+    entries, so a conversation stays a bounded size in the shared cache however long it runs."""
+    merged: dict[str, dict] = {}
+    for tool in {**kept, **new}:
+        entries = {**_entries(kept.get(tool)), **_entries(new.get(tool))}
+        merged[tool] = dict(list(entries.items())[-MAX_CACHED:])
+    return merged
+
+
+def _entries(cache: Any) -> dict:
+    return dict(cache) if isinstance(cache, Mapping) else {}
 
 
 def answer_to(params: types.CallToolRequestParams, url: str) -> bool | None:
