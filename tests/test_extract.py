@@ -114,6 +114,18 @@ def test_hidden_elements_are_dropped():
     assert "Visible paragraph" in text and "HIDDEN_ONE" not in text and "HIDDEN_TWO" not in text
 
 
+def test_a_page_streamed_into_a_hidden_element_keeps_its_text():
+    # A script moves the streamed content into place; without scripts it stays hidden, and is the page.
+    rows = "".join(f"<li><a href='/sofa/{n}'>Corner sofa {n}</a> in grey velvet, STREAMED_{n}, 899.00 EUR</li>"
+                   for n in range(12))
+    html = (f"<html><body><div id='shell'><p>Loading the catalogue.</p></div>"
+            f"<div hidden id='S:1'><h2>Sofas</h2><ul>{rows}</ul></div>"
+            f"<p style='display:none'>HIDDEN_NOTE</p></body></html>")
+    _, text = extract(html, "https://shop.test/sofas")
+    assert "STREAMED_0" in text and "STREAMED_11" in text
+    assert "HIDDEN_NOTE" not in text
+
+
 def test_charset_from_header_wins_then_meta_then_utf8():
     body = "<html><head><meta charset='windows-1251'></head><body>Привет</body></html>".encode("cp1251")
     assert "Привет" in decode(body, None, html=True)

@@ -260,3 +260,24 @@ def test_a_thin_text_of_a_page_of_links_is_kept():
     page = f"<html><head><title>News</title></head><body><ul>{links}</ul><p>A short note.</p></body></html>"
     options = {"include_image_urls": False, "title": "News", "page_url": "https://news.test/"}
     assert fuller_reading(page, "https://news.test/", options, "A short note.", _cleaned_body(page)) is None
+
+
+def test_a_listing_declared_an_article_still_gives_every_card():
+    declared = LISTING.replace("</title>", '</title><script type="application/ld+json">{"@context": '
+                                           '"https://schema.org", "@type": "Article", "headline": "All courses"}'
+                                           '</script>')
+    result = extract(declared, "https://learn.test/courses")
+    assert result.type == "listing"
+    assert all(f"CARD_{n}" in result.text for n in range(1, 13))
+
+
+def test_cards_of_ten_times_a_text_that_lies_outside_them_are_the_content():
+    from webtools.plugins.web_fetch.extract.listing import CARDS_DOMINATE, Cards, cards_win
+
+    text = "enrolment for the spring term closes on the first of march".split()
+    cards = Cards(parent=None, items=[], words=0)
+    many = ["course", "data", "analysis", "with", "spreadsheets"] * (2 * len(text))
+    assert len(many) >= CARDS_DOMINATE * len(text)
+    assert cards_win(cards, many, text, lambda card: [])
+    # Fewer, and the text not in them: the text is the page's, not a part of the list.
+    assert not cards_win(cards, many[:3 * len(text)], text, lambda card: [])

@@ -229,7 +229,7 @@ def extract(
             absolutize(region, base)
             text = with_lead(text, _markdown(region, **{**options, "title": None}), title)
     kind = declared
-    if declared in (None, LISTING):
+    if declared in (None, LISTING, ARTICLE):
         cards = find_cards(body)
         if cards is not None:
             # The cards' words, as their Markdown would give them (Markdown is written only for cards that win).

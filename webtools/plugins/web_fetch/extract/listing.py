@@ -95,6 +95,11 @@ CARDS_ARE_TEXT = 0.6
 CARDS_ADD = 1.4
 
 
+#: Cards that hold this many times the merged text's words are the page's content whatever the text is:
+#: the extractors kept an introduction, or a block beside the list, and missed the list.
+CARDS_DOMINATE = 10
+
+
 def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_of) -> bool:
     """Whether the cards (their words ``card_words``) are the page's content rather than the merged
     article's text (``text_words``): measured on the tuned pages of the listings and collections.
@@ -103,6 +108,8 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
         # The text is the cards already (the extractors took the list): they are given as a list.
         return (CARDS_ARE_TEXT * len(text_words) <= len(card_words) <= CARDS_ADD * len(text_words)
                 and _overlap(text_words, card_words) >= CARDS_ARE_TEXT * len(text_words))
+    if len(card_words) >= CARDS_DOMINATE * len(text_words):
+        return True
     if _overlap(text_words, card_words) < TEXT_IN_CARDS * len(text_words):
         return False
     if len(text_words) >= ARTICLE_WORDS:

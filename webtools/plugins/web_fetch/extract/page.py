@@ -207,16 +207,15 @@ def page_title(doc: lxml.html.HtmlElement) -> str | None:
 
 
 def drop_hidden(doc: lxml.html.HtmlElement) -> None:
-    """Remove what a reader never sees: elements hidden by the ``hidden`` attribute or their style, and
-    those marked ``aria-hidden`` or hidden by class (see ``HIDDEN_CLASSES``) unless they hold at least
-    ``WRAPPER_SHARE`` of the page's text (pages hide their content until a script shows it, or mark it
-    ``aria-hidden`` while a cookie banner is open). Done before either extractor reads the page."""
+    """Remove what a reader never sees: elements hidden by the ``hidden`` attribute or their style, marked
+    ``aria-hidden`` or hidden by class (see ``HIDDEN_CLASSES``), unless they hold at least
+    ``WRAPPER_SHARE`` of the page's text (pages hide their content until a script shows it, mark it
+    ``aria-hidden`` while a cookie banner is open, or stream it into a hidden element that a script moves
+    into place). Done before either extractor reads the page."""
     marked = []
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
-        if element.get("hidden") is not None or _HIDDEN_STYLE.search(element.get("style") or ""):
-            if element.getparent() is not None:
-                element.drop_tree()
-        elif element.get("aria-hidden") == "true":
+        if element.get("hidden") is not None or _HIDDEN_STYLE.search(element.get("style") or "") \
+                or element.get("aria-hidden") == "true":
             marked.append(element)
     marked.extend(_hidden_by_class(doc))
     if not marked:
