@@ -797,3 +797,12 @@ def test_vendored_readability_is_readability_lxml_0_9_byte_for_byte():
     for name, digest in READABILITY_0_9_RECORD.items():
         sha = base64.urlsafe_b64encode(hashlib.sha256((folder / name).read_bytes()).digest()).rstrip(b"=")
         assert sha.decode() == digest, name
+
+
+def test_text_styled_visibility_hidden_is_dropped_however_much_of_the_page_it_holds():
+    hidden = "".join(f"<p>HIDDEN_{n} This paragraph is laid out but never shown to a reader of the page.</p>"
+                     for n in range(6))
+    html = (f"<html><body><article><p>Visible paragraph with enough words to count as the article text here, "
+            f"and a second sentence.</p><div style='visibility: hidden'>{hidden}</div></article></body></html>")
+    _, text = extract(html, "https://h.test/")
+    assert "Visible paragraph" in text and "HIDDEN_" not in text

@@ -31,6 +31,8 @@ _BODY_CLASSES = etree.XPath("//body//*/@class")
 _HIDDEN_CLASS_NAME = re.compile("|".join(map(re.escape, HIDDEN_CLASSES)))
 _XML_SPACE = re.compile(r"[ \t\r\n]+")  # what XPath's normalize-space() collapses
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+#: Hidden while keeping its place: a layout's hidden part, never a page waiting for a script to show it.
+_INVISIBLE_STYLE = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
 _TITLE_SEPARATOR = re.compile(r" [|\-\\/>»–—] ")
 _SCHEMA_ORG = re.compile(r"^https?://schema\.org/?$")
 _ARTICLE_TYPE = re.compile(
@@ -207,15 +209,18 @@ def page_title(doc: lxml.html.HtmlElement) -> str | None:
 
 
 def drop_hidden(doc: lxml.html.HtmlElement) -> None:
-    """Remove what a reader never sees: elements hidden by the ``hidden`` attribute or their style, marked
-    ``aria-hidden`` or hidden by class (see ``HIDDEN_CLASSES``), unless they hold at least
-    ``WRAPPER_SHARE`` of the page's text (pages hide their content until a script shows it, mark it
-    ``aria-hidden`` while a cookie banner is open, or stream it into a hidden element that a script moves
-    into place). Done before either extractor reads the page."""
+    """Remove what a reader never sees: elements styled ``visibility: hidden``; and elements hidden by the
+    ``hidden`` attribute or ``display: none``, marked ``aria-hidden`` or hidden by class (see
+    ``HIDDEN_CLASSES``) unless they hold at least ``WRAPPER_SHARE`` of the page's text (pages hide their
+    content until a script shows it, mark it ``aria-hidden`` while a cookie banner is open, or stream it
+    into a hidden element that a script moves into place). Done before either extractor reads the page."""
     marked = []
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
-        if element.get("hidden") is not None or _HIDDEN_STYLE.search(element.get("style") or "") \
-                or element.get("aria-hidden") == "true":
+        style = element.get("style") or ""
+        if _INVISIBLE_STYLE.search(style):
+            if element.getparent() is not None:
+                element.drop_tree()
+        elif element.get("hidden") is not None or _HIDDEN_STYLE.search(style) or element.get("aria-hidden") == "true":
             marked.append(element)
     marked.extend(_hidden_by_class(doc))
     if not marked:
