@@ -177,7 +177,8 @@ def test_the_robots_txt_of_each_redirect_hop_takes_only_what_is_left_of_the_call
     started = time.monotonic()
     with pytest.raises(ToolError, match="within 3 seconds"):
         call(client, f"http://start.test:{port}/start", timeout_seconds=3)
-    assert time.monotonic() - started < 3 + 0.5
+    # 1 s of slack for a loaded machine (a landing run went past 0.5 s): a budget per origin takes ~7 s.
+    assert time.monotonic() - started < 3 + 1.0
 
 
 # -- the character cap ------------------------------------------------------------------------------
