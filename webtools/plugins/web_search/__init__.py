@@ -36,10 +36,11 @@ from .engines.base import (
     ALLOWED_DOMAINS, BLOCKED_DOMAINS, COUNTRY, FRESHNESS, LANGUAGE, LOCATION, SAFE_SEARCH, Engine, Location, Search,
 )
 from .forms import (
-    DEFAULT, build_options_form, build_user_settings_form, engine_fields, kept_for, missing_fields, show_when,
+    DEFAULT, build_options_form, build_user_settings_form, engine_fields, kept_for, may_use_operator_account,
+    missing_fields, show_when,
 )
 from .merge import fuse
-from .resolution import NOT_SET_UP, OPERATOR, EngineResolution, _Choice, may_use_operator_account
+from .resolution import NOT_SET_UP, OPERATOR, EngineResolution, _Choice
 
 logger = logging.getLogger("webtools.web_search")
 
@@ -107,7 +108,7 @@ class _Plan:
         self.query, self.freshness, self.count = query, freshness, count
         self.allowed, self.blocked = allowed, blocked
         self.location, self.country, self.language, self.safe_search = location, country, language, safe_search
-        spend = may_use_operator_account(options, ctx)
+        spend = may_use_operator_account(options, ctx.roles)
         self.deadline = Deadline(shared.TIMEOUT - rerank.reserved(options, spend), ctx.signal)  # the rest: reranking
         self._minute: limits.Reservation | None = None
         self._daily: limits.Reservation | None = None
@@ -343,7 +344,7 @@ class WebSearchPlugin(EngineResolution, Plugin):
         inner = dataclasses.replace(ctx, citations=Citations()) if rerank.chosen(options) else ctx
         output = self._answer(plan_for(queries[0], inner)) if "queries" not in input else self._several(
             options, inner, queries, plan_for, count)
-        return rerank.apply(output, queries, options, ctx, may_use_operator_account(options, ctx))
+        return rerank.apply(output, queries, options, ctx, may_use_operator_account(options, ctx.roles))
 
     def _answer(self, plan: _Plan) -> dict:
         """One query's answer: the engines of the chain in turn, until one answers."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from django import forms
@@ -40,6 +40,12 @@ class BaseURLField(forms.CharField):
         if "?" in value or "#" in value:
             raise forms.ValidationError(_("Enter the URL without a query or fragment."), code="invalid")
         return str(url).rstrip("/")
+
+
+def may_use_operator_account(options: Mapping[str, Any], roles: Iterable[str]) -> bool:
+    """Whether ``roles`` may spend the operator's account (a role in ``admin_engine_roles``): its
+    engines, and its rerank service."""
+    return bool(set(options.get("admin_engine_roles") or ()) & set(roles))
 
 
 def _extra_fields(engines: Sequence[Engine]) -> dict[str, forms.Field]:
@@ -383,7 +389,7 @@ def build_user_settings_form(engines: Sequence[Engine], options: Mapping[str, An
         engine_id = cleaned.get("engine") or DEFAULT
         cleaned["engine"] = engine_id
         roles = getattr(self, "roles", None)
-        may_use_admin = roles is None or bool(set(options.get("admin_engine_roles") or ()) & set(roles))
+        may_use_admin = roles is None or may_use_operator_account(options, roles)
         if engine_id == DEFAULT:
             if not admin_engine:
                 self.add_error("engine", NO_SITE_ENGINE)

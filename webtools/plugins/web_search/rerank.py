@@ -13,7 +13,7 @@ service has its own share of the call's time (``SECONDS``, taken from the engine
 service never makes a search slower than a search without it.
 
 The rerank service is the operator's account, whoever's engine answered: the tool reranks only for
-users whose roles may spend the operator's account (``resolution.may_use_operator_account``, the rule of
+users whose roles may spend the operator's account (``forms.may_use_operator_account``, the rule of
 the operator's engines), and each request sent counts in the usage table as engine ``rerank:<service>``
 on the operator's key, where an engine price of that name gives its cost. Other users' results keep
 their order, and nothing is sent.

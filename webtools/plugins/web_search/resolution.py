@@ -33,7 +33,10 @@ from webtools.exceptions import ToolError
 from webtools.runtime import ToolContext
 
 from .engines.base import Engine
-from .forms import DEFAULT, NO_SITE_ENGINE, engine_fields, from_server_address, kept_for, missing_fields, own_account
+from .forms import (
+    DEFAULT, NO_SITE_ENGINE, engine_fields, from_server_address, kept_for, may_use_operator_account, missing_fields,
+    own_account,
+)
 
 NEEDS_OWN_ENGINE = "Add your own search engine in the web search settings to search the web."
 NOT_AVAILABLE = "Web search isn't available to you."
@@ -95,7 +98,7 @@ class EngineResolution:
         first = self.resolve(options, ctx)
         chain = [first]
         if first.owner != OPERATOR:
-            if not may_use_operator_account(options, ctx):
+            if not may_use_operator_account(options, ctx.roles):
                 return chain
             admin_engine = self.by_id.get(options.get("engine") or "")
             if admin_engine is not None:
@@ -112,7 +115,7 @@ class EngineResolution:
         docstring), or a ToolError saying what the user must add."""
         user_engines = bool(options.get("user_engines"))
         settings = dict(ctx.settings or {}) if user_engines else {}
-        may_use_admin = may_use_operator_account(options, ctx)
+        may_use_admin = may_use_operator_account(options, ctx.roles)
         admin_engine = self.by_id.get(options.get("engine") or "")
         picked = settings.get("engine") or DEFAULT
 
@@ -146,8 +149,3 @@ class EngineResolution:
         if missing:
             raise ToolError(f"Add your {engine.name} {missing[0][1]} in the web search settings.")
         return _Choice.of(engine, values, guarded=False, owner=OPERATOR)
-
-
-def may_use_operator_account(options: Mapping[str, Any], ctx: ToolContext) -> bool:
-    """Whether the caller's roles may spend the operator's account: its engines, and its rerank service."""
-    return bool(set(options.get("admin_engine_roles") or ()) & set(ctx.roles))
