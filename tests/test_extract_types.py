@@ -281,3 +281,23 @@ def test_cards_of_ten_times_a_text_that_lies_outside_them_are_the_content():
     assert cards_win(cards, many, text, lambda card: [])
     # Fewer, and the text not in them: the text is the page's, not a part of the list.
     assert not cards_win(cards, many[:3 * len(text)], text, lambda card: [])
+
+
+def test_an_article_in_one_of_a_pages_boxes_of_one_kind_is_not_a_listing():
+    # The page is laid out in boxes of one class: the menu, the article, a login box, two small ones. Each
+    # has a link and words, as cards do, but one of them holds the whole article.
+    story = "".join(f"<p>The council met on Tuesday to vote on the new bus lanes PARAGRAPH_{n}, and the "
+                    f"traders of the high street spoke against them for an hour before the vote.</p>" for n in range(8))
+    boxes = [
+        '<div class="box"><a href="/">Home</a> <a href="/news">News</a> <a href="/sport">Sport</a> MENU_BOX '
+        'weather and traffic</div>',
+        f'<div class="box"><h1>Bus lanes approved</h1><p>By <a href="/staff/jo">Jo Reed</a></p>{story}</div>',
+        '<div class="box"><a href="/login">Log in</a> with your reader account LOGIN_BOX to comment</div>',
+        '<div class="box"><a href="/tips">Send us a tip</a> about news in your town TIP_BOX</div>',
+        '<div class="box"><a href="/jobs">Jobs</a> at the paper in print and online JOBS_BOX</div>',
+    ]
+    page = f"<html><head><title>Bus lanes approved</title></head><body>{''.join(boxes)}</body></html>"
+    result = extract(page, "https://paper.test/news/bus-lanes")
+    assert result.type == "article"
+    assert all(f"PARAGRAPH_{n}" in result.text for n in range(8))
+    assert "MENU_BOX" not in result.text and "LOGIN_BOX" not in result.text

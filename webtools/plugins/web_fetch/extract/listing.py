@@ -107,14 +107,20 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
     if len(card_words) < CARDS_OVER_TEXT * len(text_words):
         # The text is the cards already (the extractors took the list): they are given as a list.
         return (CARDS_ARE_TEXT * len(text_words) <= len(card_words) <= CARDS_ADD * len(text_words)
-                and _overlap(text_words, card_words) >= CARDS_ARE_TEXT * len(text_words))
+                and _overlap(text_words, card_words) >= CARDS_ARE_TEXT * len(text_words)
+                and not _one_card_article(cards, text_words, words_of))
     if len(card_words) >= CARDS_DOMINATE * len(text_words):
         return True
     if _overlap(text_words, card_words) < TEXT_IN_CARDS * len(text_words):
         return False
-    if len(text_words) >= ARTICLE_WORDS:
-        return not any(_overlap(text_words, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
-    return True
+    return not _one_card_article(cards, text_words, words_of)
+
+
+def _one_card_article(cards: Cards, text_words: list[str], words_of) -> bool:
+    """Whether the text is an article (``ARTICLE_WORDS`` or more) that one of the "cards" holds nearly
+    all of: a page laid out in boxes of one kind (its menu, its article, its login box), not a list."""
+    return len(text_words) >= ARTICLE_WORDS and any(
+        _overlap(text_words, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
 
 
 def outside_cards(blocks: list, card_words: list[str]) -> list[str]:
