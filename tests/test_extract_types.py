@@ -301,3 +301,28 @@ def test_an_article_in_one_of_a_pages_boxes_of_one_kind_is_not_a_listing():
     assert result.type == "article"
     assert all(f"PARAGRAPH_{n}" in result.text for n in range(8))
     assert "MENU_BOX" not in result.text and "LOGIN_BOX" not in result.text
+
+
+_STEPS = "".join(f"<section><h2>Step {n}: STEP_{n}</h2><p>We pack, carry and load room {n} for you, "
+                 f"with our own boxes.</p></section>" for n in range(1, 9))
+_STORY = ("<div class='card'><p>Read how a family of five moved from a flat in town to a farm, with two dogs, a piano "
+          "and a greenhouse, in one day and without a single broken pot, in our customer STORY.</p></div>")
+_CITIES = "".join(f'<li><a href="/city/{n}">Movers in city {n} RELATED_LINK</a></li>' for n in range(20))
+MOVERS = f"""<html><head><title>Moving services - Acme Movers</title></head><body>
+<main><h1>Moving services</h1>{_STEPS}<section><h2>Stories</h2>{_STORY}</section></main>
+<div class="related"><ul>{_CITIES}</ul></div></body></html>"""
+
+
+def test_when_readability_finds_one_block_of_many_trafilaturas_text_is_the_content(monkeypatch):
+    import lxml.html
+
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # readability-lxml keeps a small page whole; on a large one it picks the densest block, one of many.
+    monkeypatch.setattr(pipeline, "readability_article",
+                        lambda doc, url, base: lxml.html.fragment_fromstring(_STORY, create_parent="div"))
+    text = extract(MOVERS, "https://movers.test/services").text
+    assert all(f"STEP_{n}" in text for n in range(1, 9))
+    assert "We pack, carry and load room 8" in text
+    # Not the whole page, which the merge of the two (the story alone) would have called for.
+    assert "RELATED_LINK" not in text
