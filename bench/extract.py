@@ -1,6 +1,6 @@
 """Benchmark of HTML extraction: webtools' extractor and trafilatura, side by side, in one run.
 
-    .venv/bin/python bench/extract.py [--passes 3] [--sets dragnet,cleaneval-dev] [--every 4] [--worst]
+    .venv/bin/python bench/extract.py [--passes 3] [--sets dragnet,cleaneval-dev] [--every 4] [--worst] [--jobs 2]
 
 Data sets (read in place from ``../shared/corpora``):
 
@@ -44,6 +44,14 @@ peak MiB and the output's words.
 read: the settings closest to what web_fetch returns. ``trafilatura-plain`` is its default (plain text, no
 links, no metadata): its fastest and best-scoring setting. ``--every N`` measures every Nth page only, for
 quick runs while iterating (the kept-out rule is unchanged: it is decided on the full set's order).
+
+``--jobs N`` measures the sets in N worker processes at once, a set of more than ``PART_PAGES`` pages
+(dragnet) in parts of about that many (every Kth page from the Kth, so each part has the set's mix), each
+part in a fresh process; the table is printed in the sets' order as they finish. The figures stay valid:
+CPU time is per process, a set's pages/s is the median over passes of its pages over its parts' CPU
+seconds summed, and its scores are means over all its pages as in one process. Peak MiB is then the
+largest part's. On a machine with fewer free cores than jobs the processes share them, which CPU time
+does not count, though caches shared between them may slow both extractors alike.
 """
 from __future__ import annotations
 
@@ -286,36 +294,76 @@ def peak_mib(func, pages: list[Page]) -> float:
     return peak / 2**20
 
 
-def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
-    results = {}
+def measure_part(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
+    """One extractor's raw figures over ``pages`` (a set, or a part of one): per-page scores, words,
+    CPU seconds per timed pass and peak MiB. ``summarize`` turns the parts of a set into its row."""
+    raw = {}
     for name, func in funcs.items():
-        scores, kept, tuned, empty, out_words, gold_words = [], [], [], 0, 0, 0
-        per_page = {}
+        per_page, empty, out_words, gold_words = {}, 0, 0, 0
         for page in pages:
             text = markdown_text(func(page))
             if not page.scorable:
                 continue  # no main text marked, or no text in the page: no output can score
             score = wcxb_f1(text, page.gold) if page.set.startswith("wcxb-") else shingle_f1(text, page.gold)
-            scores.append(score)
-            (kept if page.kept_out else tuned).append(score)
             words, want = len(tokens(text)), len(tokens(page.gold))
             empty += words == 0 and want > 0
             out_words += words
             gold_words += want
-            per_page[page.id] = score
+            per_page[page.id] = (score, page.kept_out)
+        raw[name] = {"pages": per_page, "empty": empty, "out_words": out_words, "gold_words": gold_words,
+                     "count": len(pages)}
+    for name, seconds in timed_passes(funcs, pages, passes).items():
+        raw[name]["seconds"] = seconds
+    for name, func in funcs.items():
+        raw[name]["peak"] = peak_mib(func, pages)
+    return raw
+
+
+def summarize(parts: list[dict]) -> dict[str, dict]:
+    """A set's row per extractor from the raw figures of its parts (``measure_part``): scores are means
+    over all its pages; pages/s is the median over passes of all pages over the parts' CPU seconds summed
+    (each part measured in its own process: CPU time is per process); peak MiB the largest part's."""
+    results = {}
+    for name in parts[0]:
+        per_page = {page: entry for part in parts for page, entry in part[name]["pages"].items()}
+        scores = [score for score, _ in per_page.values()]
+        tuned = [score for score, kept in per_page.values() if not kept]
+        kept = [score for score, kept in per_page.values() if kept]
+        count = sum(part[name]["count"] for part in parts)
+        passes = zip(*(part[name]["seconds"] for part in parts))
+        rates = [count / sum(seconds) for seconds in passes if sum(seconds) > 0]
         results[name] = {
-            "f1": statistics.mean(scores),
+            "f1": statistics.mean(scores) if scores else float("nan"),
             "tuned": statistics.mean(tuned) if tuned else float("nan"),
             "kept": statistics.mean(kept) if kept else float("nan"),
-            "empty": empty,
-            "ratio": out_words / max(gold_words, 1),
-            "pages": per_page,
+            "empty": sum(part[name]["empty"] for part in parts),
+            "ratio": sum(part[name]["out_words"] for part in parts) / max(
+                sum(part[name]["gold_words"] for part in parts), 1),
+            "rate": statistics.median(rates) if rates else float("nan"),
+            "peak": max(part[name]["peak"] for part in parts),
+            "count": count,
+            "pages": {page: score for page, (score, _) in per_page.items()},
         }
-    for name, seconds in timed_passes(funcs, pages, passes).items():
-        results[name]["rate"] = statistics.median(len(pages) / s for s in seconds) if seconds else float("nan")
-    for name, func in funcs.items():
-        results[name]["peak"] = peak_mib(func, pages)
     return results
+
+
+def measure(funcs: dict, pages: list[Page], passes: int) -> dict[str, dict]:
+    return summarize([measure_part(funcs, pages, passes)])
+
+
+def _quiet() -> None:
+    warnings.filterwarnings("ignore")
+    logging.disable(logging.CRITICAL)
+
+
+def _measure_job(job: tuple[str, int, int, list[str], str, int, int]) -> tuple[str, dict]:
+    """A worker process's part of a set: every ``parts``-th of the set's pages measured, from ``start``."""
+    name, start, parts, names, part_of_set, every, passes = job
+    _quiet()
+    pages = [p for p in load_pages((name,)) + load_wcxb((name,))
+             if part_of_set in ("all", ("tuned", "kept")[p.kept_out])][::every][start::parts]
+    funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
+    return name, measure_part(funcs, pages, passes)
 
 
 def large_pages() -> list[Page]:
@@ -344,6 +392,31 @@ def _wcxb_means(dump: dict, names: list[str], extractor: str, pages: list[Page])
             [s for k, s in scores if k] or [float("nan")]]
 
 
+#: With ``--jobs``, a set of more pages than this is measured in parts of about this many, each in a
+#: process of its own (dragnet's 1381 pages in ten), so that the jobs share the work evenly.
+PART_PAGES = 150
+
+
+def _measure_in_jobs(sets: list[str], names: list[str], args, sizes: dict[str, int]):
+    """Each set's rows, in the order of ``sets``, measured in up to ``args.jobs`` worker processes (a
+    fresh one for each part: CPU time is per process, so each part's figures are its own)."""
+    import multiprocessing
+
+    jobs = []
+    for name in sets:
+        parts = max(1, -(-sizes.get(name, 0) // PART_PAGES))
+        jobs.extend((name, start, parts, names, args.part, args.every, args.passes) for start in range(parts))
+    with multiprocessing.get_context("spawn").Pool(args.jobs, maxtasksperchild=1) as pool:
+        pending = {name: [] for name in sets}
+        expected = {name: sum(1 for job in jobs if job[0] == name) for name in sets}
+        results = pool.imap_unordered(_measure_job, jobs)
+        for name in sets:
+            while len(pending[name]) < expected[name]:
+                done, raw = next(results)
+                pending[done].append(raw)
+            yield name, summarize(pending.pop(name))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--passes", type=int, default=3)
@@ -354,11 +427,12 @@ def main() -> None:
     parser.add_argument("--extractors", default="webtools,trafilatura,trafilatura-plain")
     parser.add_argument("--worst", action="store_true", help="list the pages where webtools trails most")
     parser.add_argument("--scores", help="write per-page scores to this JSON file")
+    parser.add_argument("--jobs", type=int, default=1,
+                        help="measure the sets (large ones in parts) in this many processes at once")
     args = parser.parse_args()
     if not EXTRACTION_DEV.is_dir() or not READABILITY.is_dir():
         sys.exit(f"Corpora not found under {CORPORA}")
-    warnings.filterwarnings("ignore")
-    logging.disable(logging.CRITICAL)
+    _quiet()
     sets = tuple(s for s in args.sets.split(",") if s)
     all_pages = load_pages(sets) + load_wcxb(sets)
     names = [n for n in args.extractors.split(",") if n]
@@ -366,15 +440,21 @@ def main() -> None:
           f"{'words':>6} {'pages/s':>8} {'peak MiB':>9}")
     dump = {}
     funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
-    for name in sets:
-        if name == "large":
-            continue
-        pages = [p for p in all_pages if p.set == name and args.part in ("all", ("tuned", "kept")[p.kept_out])]
-        pages = pages[::args.every]
-        results = measure(funcs, pages, args.passes)
+    measured = [name for name in sets if name != "large"]
+    if args.jobs > 1:
+        sizes = Counter(p.set for p in all_pages if args.part in ("all", ("tuned", "kept")[p.kept_out]))
+        rows = _measure_in_jobs(measured, names, args, {name: -(-n // args.every) for name, n in sizes.items()})
+    else:
+        rows = (
+            (name, measure(funcs, [p for p in all_pages if p.set == name
+                                   and args.part in ("all", ("tuned", "kept")[p.kept_out])][::args.every],
+                           args.passes))
+            for name in measured)
+    for name, results in rows:
         for extractor, r in results.items():
-            print(f"{name:<16} {len(pages):>5} {extractor:<17} {r['f1']:6.3f} {r['tuned']:6.3f} {r['kept']:6.3f} "
-                  f"{r['empty']:>5} {r['ratio']:6.3f} {r['rate']:8.1f} {r['peak']:9.1f}", flush=True)
+            print(f"{name:<16} {r['count']:>5} {extractor:<17} {r['f1']:6.3f} "
+                  f"{r['tuned']:6.3f} {r['kept']:6.3f} {r['empty']:>5} {r['ratio']:6.3f} {r['rate']:8.1f} "
+                  f"{r['peak']:9.1f}", flush=True)
         dump[name] = {extractor: r["pages"] for extractor, r in results.items()}
         if args.worst and len(results) > 1:
             ours_, peer = results[names[0]]["pages"], results[names[1]]["pages"]
