@@ -19,6 +19,8 @@ One entry point, ``extract()``, in stages (one module each):
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Callable
+from functools import cache
 
 import lxml.html
 from lxml import etree
@@ -138,17 +140,19 @@ def _thread(posts, base: str, options: dict) -> str:
     return "\n\n".join(parts)
 
 
-def _not_an_article(article: str, traf: str, text: str, body, title: str | None) -> bool:
+def _not_an_article(article: str, traf: str, text: str, body, title: str | None,
+                    page_words: Callable[[], int] | None = None) -> bool:
     """Whether the merged ``text`` is a part of a page that has no article: the two extractors disagree
     (less than ``AGREEMENT`` of the shorter one's words are the other's) and the text holds less than
     ``ARTICLE_SHARE`` of the cleaned page's words. A service page, a product's or a shop's page has its
     content in many blocks, and each extractor keeps a different one of them; an article's text is the one
-    both find."""
+    both find. ``page_words()``, when given, is ``len(words(body.text_content()))``, counted once."""
     a, b = Counter(words(article)), Counter(words(traf))
     shared = sum((a & b).values())
     if shared >= AGREEMENT * max(min(a.total(), b.total()), 1):
         return False
-    if len(words(text)) >= ARTICLE_SHARE * len(words(body.text_content())):
+    page_words = page_words or (lambda: len(words(body.text_content())))
+    if len(words(text)) >= ARTICLE_SHARE * page_words():
         return False
     return not follows_headline(body, title, text)
 
@@ -160,12 +164,14 @@ def _readability_missed(article: str, traf: str) -> bool:
     return len(words(article)) < MISSED * len(words(traf))
 
 
-def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body) -> str | None:
+def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
+                   page_words: Callable[[], int] | None = None) -> str | None:
     """trafilatura's full reading of the page (without hidden elements) when ``text``, the page's
     extraction, is thin and the page is not a column of links, and that reading gives much more (see
     ``THIN_SHARE``); else None. Service pages keep their content in many small blocks that the fast
-    readings and the merge miss, and trafilatura's fallbacks find."""
-    page_words = len(words(body.text_content()))
+    readings and the merge miss, and trafilatura's fallbacks find. ``page_words()``, when given, is
+    ``len(words(body.text_content()))``, counted once."""
+    page_words = (page_words or (lambda: len(words(body.text_content()))))()
     text_words = len(words(text))
     if text_words >= THIN_SHARE * page_words:
         return None
@@ -220,7 +226,8 @@ def extract(
     body = doc.find("body")
     if body is None:
         body = doc
-    if not body.text_content().strip():
+    body_text = body.text_content()
+    if not body_text.strip():
         # Cleaning left nothing: trafilatura may have read what it removed, else the page's bare text.
         return Extraction(title, traf or _bare_text(html, base, options), metadata, declared or ARTICLE)
     article = ""
@@ -246,6 +253,8 @@ def extract(
             # The article's surroundings, headline kept, to find its lead (see ``choice.with_lead``).
             absolutize(region, base)
             text = with_lead(text, _markdown(region, **{**options, "title": None}), title)
+    # The cleaned page's words, counted once for the checks below (its text no longer changes).
+    page_words = cache(lambda: len(words(body_text)))
     kind = declared
     if declared in (None, LISTING, ARTICLE):
         cards = find_cards(body)
@@ -266,10 +275,10 @@ def extract(
     # A page with an author that Open Graph calls an article is one, however short.
     signed = metadata.author is not None and og_type(doc) == "article"
     if declared is None and kind in (ARTICLE, SERVICE, PRODUCT) and not signed \
-            and _not_an_article(article, traf, text, body, title):
+            and _not_an_article(article, traf, text, body, title, page_words):
         absolutize(body, base)
         text = _markdown(body, **options)
     if declared is None and kind in (ARTICLE, SERVICE):
         deadline.check()
-        text = fuller_reading(html, base, options, text, body) or text
+        text = fuller_reading(html, base, options, text, body, page_words) or text
     return Extraction(title, text, metadata, kind)

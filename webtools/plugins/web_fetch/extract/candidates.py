@@ -99,15 +99,19 @@ class _Readability(Document):
 
     def remove_unlikely_candidates(self):
         """readability-lxml 0.9's own, with its two XPath expressions compiled once instead of for each
-        element whose class or id looks unlikely."""
+        element whose class or id looks unlikely, and its two regular expressions tried once for each
+        class and id (a page's elements share a few)."""
         unlikely, maybe = _REGEXES["unlikelyCandidatesRe"], _REGEXES["okMaybeItsACandidateRe"]
+        verdicts: dict[str, bool] = {}
         for elem in self.html.findall(".//*"):
             s = "{} {}".format(elem.get("class", ""), elem.get("id", ""))
             if len(s) < 2:
                 continue
+            looks_unlikely = verdicts.get(s)
+            if looks_unlikely is None:
+                looks_unlikely = verdicts[s] = bool(unlikely.search(s)) and not maybe.search(s)
             if (
-                unlikely.search(s)
-                and (not maybe.search(s))
+                looks_unlikely
                 and elem.tag not in ["html", "body"]
                 and not _IN_CODE(elem)
                 and not _HOLDS_ARTICLE(elem)
@@ -152,6 +156,38 @@ class _Readability(Document):
                     elem.insert(pos + 1, p)
                 if child.tag == "br":
                     child.drop_tree()
+
+    #: While readability looks for the blocks it keeps whatever their score (it changes nothing then),
+    #: whether each element leads a quote, read once: it asks for each ``<div>`` and each of its ancestors.
+    _quote_leads: dict | None = None
+
+    def get_preserved_elements(self, node):
+        self._quote_leads = {}
+        try:
+            return super().get_preserved_elements(node)
+        finally:
+            self._quote_leads = None
+
+    def is_quote_lead(self, elem):
+        """readability-lxml 0.9's own: whether ``elem`` or an ancestor is followed by a block holding a
+        ``<blockquote>`` and its text (cleaned) is long and ends with a colon. Each element is judged once,
+        and its text cleaned only when it ends with a colon (cleaning keeps the last visible character)."""
+        leads = self._quote_leads
+        for lead in (elem,) + tuple(elem.iterancestors()):
+            if leads is not None and lead in leads:
+                if leads[lead]:
+                    return True
+                continue
+            following = lead.getnext()
+            found = False
+            if following is not None and following.findall(".//blockquote"):
+                text = lead.text_content() or ""
+                found = text.rstrip().endswith(":") and len(readability_clean(text)) >= self.min_text_length
+            if leads is not None:
+                leads[lead] = found
+            if found:
+                return True
+        return False
 
     #: While readability scores paragraphs (it changes nothing then), each link's text length, read once:
     #: the same links are measured again for each enclosing candidate, a paragraph's parent and its

@@ -237,15 +237,18 @@ def _word_spans(body) -> tuple[list[str], dict]:
     tokens: list[str] = []
     starts: dict = {}
     spans: dict = {}
+    # Most texts between tags are only indentation: no word, and not worth reading for one.
     for event, element in etree.iterwalk(body, events=("start", "end")):
         if event == "start":
             starts[element] = len(tokens)
-            if element.text and isinstance(element.tag, str):
-                tokens.extend(words(element.text))
+            text = element.text
+            if text and not text.isspace() and isinstance(element.tag, str):
+                tokens.extend(words(text))
         else:
             spans[element] = (starts.pop(element), len(tokens))
-            if element.tail and element is not body:
-                tokens.extend(words(element.tail))
+            tail = element.tail
+            if tail and not tail.isspace() and element is not body:
+                tokens.extend(words(tail))
     return tokens, spans
 
 

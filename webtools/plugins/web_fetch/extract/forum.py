@@ -76,9 +76,15 @@ def _bodies(doc) -> list:
     marked = _outermost(marked)
     if len(marked) >= MIN_POSTS:
         return marked
-    named = [el for el in doc.xpath("//body//*[@class or @id or @data-role]")
-             if _BODY_CLASS.search(el.get("class") or "") or _BODY_ID.match(el.get("id") or "")
-             or el.get("data-role") == "commentContent"]  # Invision Community
+    body_class: dict[str, bool] = {}  # a page's elements share a few classes: each is searched once
+    named = []
+    for el in doc.xpath("//body//*[@class or @id or @data-role]"):
+        classes = el.get("class") or ""
+        if classes not in body_class:
+            body_class[classes] = bool(_BODY_CLASS.search(classes))
+        if body_class[classes] or _BODY_ID.match(el.get("id") or "") \
+                or el.get("data-role") == "commentContent":  # Invision Community
+            named.append(el)
     named = _outermost(named)
     return named if len(named) >= MIN_POSTS else marked
 

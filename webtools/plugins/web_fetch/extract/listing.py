@@ -30,9 +30,16 @@ class Cards:
     words: int
 
 
-def _signature(element) -> tuple:
-    classes = _DIGITS.sub("", element.get("class") or "").split()
-    return element.tag, tuple(sorted(c for c in classes if c not in ("active", "first", "last", "odd", "even")))
+def _signature(element, known: dict[str, tuple]) -> tuple:
+    """The element's tag and classes, without digits and the classes that mark one of a run. ``known``:
+    the class attributes already read, to their classes (a page's elements share a few)."""
+    attribute = element.get("class") or ""
+    classes = known.get(attribute)
+    if classes is None:
+        names = _DIGITS.sub("", attribute).split()
+        classes = known[attribute] = tuple(
+            sorted(c for c in names if c not in ("active", "first", "last", "odd", "even")))
+    return element.tag, classes
 
 
 def _words(element) -> int:
@@ -51,19 +58,22 @@ def card_link(card) -> str | None:
 def find_cards(root) -> Cards | None:
     """The largest group of cards under ``root`` (a cleaned page), or None."""
     best: Cards | None = None
+    known: dict[str, tuple] = {}
     for parent in root.iter():
         if not isinstance(parent.tag, str) or len(parent) < MIN_CARDS:
             continue
         groups = defaultdict(list)
         for child in parent:
             if child.tag in CARD_TAGS:
-                groups[_signature(child)].append(child)
+                groups[_signature(child, known)].append(child)
         for items in groups.values():
             if len(items) < MIN_CARDS:
                 continue
+            # Most runs of siblings are not cards for want of links: told before their words are counted.
+            if sum(1 for item in items if card_link(item) is not None) < 0.6 * len(items):
+                continue
             counts = [_words(item) for item in items]
-            linked = [item for item in items if card_link(item) is not None]
-            if len(linked) < 0.6 * len(items) or sum(c >= MIN_CARD_WORDS for c in counts) < 0.6 * len(items):
+            if sum(c >= MIN_CARD_WORDS for c in counts) < 0.6 * len(items):
                 continue
             link_words = sum(len(" ".join(a.text_content() for a in item.iter("a")).split()) for item in items)
             total = sum(counts)

@@ -225,9 +225,12 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
     marked.extend(_hidden_by_class(doc))
     if not marked:
         return
-    total = text_length(doc)
+    limit = WRAPPER_SHARE * text_length(doc)
     for element in marked:
-        if element.getparent() is not None and text_length(element) < WRAPPER_SHARE * total:
+        # Its text, whitespace, scripts and all, is at least its visible text (``text_length``), and most
+        # hidden elements are far below the limit: that alone tells them, without counting.
+        if element.getparent() is not None and (
+                len(element.text_content()) < limit or text_length(element) < limit):
             element.drop_tree()
 
 

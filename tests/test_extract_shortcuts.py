@@ -1,0 +1,160 @@
+"""Extraction's shortcuts (issue 26, speed) against the plain code they replace, on generated pages: each
+shortcut must decide exactly as the plain reading does, only faster. The plain versions are written here,
+as they were before the shortcut, and are the reference."""
+from __future__ import annotations
+
+import copy
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from lxml import etree
+
+from webtools.plugins.web_fetch.extract import choice, forum, listing, page
+from webtools.plugins.web_fetch.extract.page import WRAPPER_SHARE, parse, text_length
+
+# Pieces of pages: hidden elements (by attribute, style and class), posts' classes and ids, cards,
+# buttons and links, scripts, indentation and words.
+_PIECES = st.sampled_from([
+    "<div>", "</div>", "<div class='hidden'>", "<div class='card item-3'>", "<div class='card item-4 active'>",
+    "<li class='post-content'>", "</li>", "<span aria-hidden='true'>", "</span>", "<p hidden>", "</p>",
+    "<section style='display:none'>", "<section style='visibility: hidden'>", "</section>",
+    "<div class='sr-only x'>", "<div id='post_message_12'>", "<div id='post_message_x'>",
+    "<div data-role='commentContent'>", "<div class='message-body'>", "<a href='/p/1'>", "</a>",
+    "<button>", "</button>", "<input type='submit' value='Add to cart'>", "<input type='submit' value='Go'>",
+    "<script>var add = 'add to cart';</script>", "<style>p{}</style>", "\n    ", "  ", "Add to Cart",
+    "add to", " cart", "Buy now", "words of a card", "one two three four five", "[x](y) z", "<b>", "</b>",
+    "<h2>The headline here</h2>", "<ul>", "</ul>", "<li>", "<span class='date'>2024-01-02</span>",
+])
+PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+def _plain_drop_hidden(doc) -> None:
+    """``drop_hidden`` before its shortcut: every marked element's visible text counted."""
+    marked = []
+    for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
+        style = element.get("style") or ""
+        if page._INVISIBLE_STYLE.search(style):
+            if element.getparent() is not None:
+                element.drop_tree()
+        elif element.get("hidden") is not None or page._HIDDEN_STYLE.search(style) \
+                or element.get("aria-hidden") == "true":
+            marked.append(element)
+    marked.extend(page._hidden_by_class(doc))
+    if not marked:
+        return
+    total = text_length(doc)
+    for element in marked:
+        if element.getparent() is not None and text_length(element) < WRAPPER_SHARE * total:
+            element.drop_tree()
+
+
+@given(PAGES)
+@example("<html><body><div class='hidden'>" + "long text " * 30 + "</div>short</body></html>")
+@settings(max_examples=300, deadline=None)
+def test_hidden_elements_are_dropped_as_counting_every_one_drops_them(html):
+    ours, plain = parse(html), parse(html)
+    page.drop_hidden(ours)
+    _plain_drop_hidden(plain)
+    assert etree.tostring(ours) == etree.tostring(plain)
+
+
+def _plain_word_spans(body):
+    tokens, starts, spans = [], {}, {}
+    for event, element in etree.iterwalk(body, events=("start", "end")):
+        if event == "start":
+            starts[element] = len(tokens)
+            if element.text and isinstance(element.tag, str):
+                tokens.extend(choice.words(element.text))
+        else:
+            spans[element] = (starts.pop(element), len(tokens))
+            if element.tail and element is not body:
+                tokens.extend(choice.words(element.tail))
+    return tokens, spans
+
+
+@given(PAGES)
+@settings(deadline=None)
+def test_word_spans_skip_only_texts_without_words(html):
+    body = parse(html).find("body")
+    assert choice._word_spans(body) == _plain_word_spans(body)
+
+
+def _plain_bodies(doc) -> list:
+    marked = [el for el in doc.xpath("//body//*[@itemprop]")
+              if forum._is_body_prop(el) and forum._post_scope(el) is not None]
+    marked = forum._outermost(marked)
+    if len(marked) >= forum.MIN_POSTS:
+        return marked
+    named = [el for el in doc.xpath("//body//*[@class or @id or @data-role]")
+             if forum._BODY_CLASS.search(el.get("class") or "") or forum._BODY_ID.match(el.get("id") or "")
+             or el.get("data-role") == "commentContent"]
+    named = forum._outermost(named)
+    return named if len(named) >= forum.MIN_POSTS else marked
+
+
+@given(PAGES)
+@settings(max_examples=300, deadline=None)
+def test_posts_bodies_are_found_as_searching_every_class_finds_them(html):
+    doc = parse(html)
+    assert forum._bodies(doc) == _plain_bodies(doc)
+
+
+def _plain_signature(element) -> tuple:
+    classes = listing._DIGITS.sub("", element.get("class") or "").split()
+    return element.tag, tuple(sorted(c for c in classes if c not in ("active", "first", "last", "odd", "even")))
+
+
+@given(PAGES)
+@settings(max_examples=300, deadline=None)
+def test_cards_are_grouped_by_the_signature_read_afresh_for_each(html):
+    known: dict = {}
+    for element in parse(html).iter():
+        if isinstance(element.tag, str):
+            assert listing._signature(element, known) == _plain_signature(element)
+
+
+@given(PAGES, st.sampled_from(["", "one two three four five", "words of a card"]))
+@settings(max_examples=50, deadline=None)
+def test_the_page_words_counted_once_are_the_page_words(html, text):
+    from webtools.plugins.web_fetch.extract import _not_an_article, fuller_reading
+
+    body = parse(html).find("body")
+    count = len(choice.words(body.text_content()))
+    options = {"include_image_urls": False, "title": None, "page_url": "https://t.test/"}
+    for article, traf in (("", text), (text, "other words entirely here"), (text, text)):
+        assert _not_an_article(article, traf, text, body, "The headline here", lambda: count) \
+            == _not_an_article(article, traf, text, body, "The headline here")
+    # The fuller reading parses the page again: on these small pages it never replaces the text.
+    assert fuller_reading(html, "https://t.test/", options, text, copy.deepcopy(body), lambda: count) \
+        == fuller_reading(html, "https://t.test/", options, text, copy.deepcopy(body))
+
+
+# Blocks that lead a quote (long text ending with a colon, then a block holding a <blockquote>), and ones
+# that nearly do: short, no colon, a colon then spaces, the quote not in the next block.
+_QUOTES = st.lists(st.sampled_from([
+    "<div>", "</div>", "<section>", "</section>", "<p>", "</p>", "<blockquote>q</blockquote>",
+    "He said, at length and in more than twenty-five characters:", "short:", "no colon at all here, many words",
+    ":  \n\t ", "<ul><li>x</li></ul>", "<span>", "</span>",
+]), max_size=30).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+@given(_QUOTES)
+@example("<html><body><div><div>He said, at length and in more than twenty-five characters:</div>"
+         "<div><blockquote>q</blockquote></div></div></body></html>")
+@example("<html><body><div><div>He said, at length and in more than twenty-five characters: \n\t</div>"
+         "<section><p>x</p><blockquote>q</blockquote></section></div></body></html>")
+@settings(max_examples=300, deadline=None)
+def test_quote_leads_are_the_ones_readability_itself_keeps(html):
+    from webtools._vendor.readability import Document
+
+    from webtools.plugins.web_fetch.extract.candidates import _Readability
+
+    reader = _Readability(parse(html))
+    reader._html(True)
+    ours = reader.get_preserved_elements(reader.html)
+    assert reader._quote_leads is None
+    # readability's own judgement of each block (its ``is_quote_lead``, not ours).
+    node = reader.html
+    theirs = [elem for elem in reader.tags(node, "ul") if reader.is_toc_list(elem)]
+    theirs += [elem for elem in reader.tags(node, "div", "section") if Document.is_quote_lead(reader, elem)]
+    assert list(ours) == list(dict.fromkeys(theirs))
