@@ -249,6 +249,24 @@ def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     assert merged.split("\n\n") == [shared, only_other]
 
 
+def test_merge_leaves_out_a_gallery_embedded_in_the_article_that_only_the_other_candidate_has():
+    from webtools.plugins.web_fetch.extract.choice import merge
+
+    paragraphs = [f"The ferry company added a night crossing PARAGRAPH_{n} to the island this summer, and the "
+                  "harbour built a second waiting room for the passengers." for n in range(4)]
+    captions = "\n".join(f"- ## {n}/30 Harbour scene\n  A caption of the slideshow GALLERY_{n} about a boat, a "
+                         "quay and the people who work on them every day of the year." for n in range(30))
+    base = "\n\n".join(paragraphs)
+    other = "\n\n".join([*paragraphs[:2], captions, *paragraphs[2:]])
+    merged = merge(base, other)
+    assert "GALLERY_" not in merged and all(f"PARAGRAPH_{n}" in merged for n in range(4))
+    # A list the base dropped that is shorter than the article, or whose items are not headed, is kept.
+    short = "\n".join(captions.split("\n")[:4])
+    assert "GALLERY_1" in merge(base, "\n\n".join([*paragraphs[:2], short, *paragraphs[2:]]))
+    plain = captions.replace("- ## ", "- ")
+    assert "GALLERY_1" in merge(base, "\n\n".join([*paragraphs[:2], plain, *paragraphs[2:]]))
+
+
 MERGE_TIE = """
 from webtools.plugins.web_fetch.extract.choice import merge
 first = "alder birch cedar douglas elm fir ginkgo hazel"

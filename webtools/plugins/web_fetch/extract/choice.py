@@ -11,7 +11,8 @@ A block is a paragraph, heading, list, table or code block of Markdown. The *bas
   around them.
 
 The other candidate's blocks kept by these rules that the base lacks are inserted after the base block
-that holds the other's previous shared block, so they appear where that extractor found them.
+that holds the other's previous shared block, so they appear where that extractor found them; a
+slideshow embedded in the article is not (``_embedded_gallery``).
 
 Two candidates that share no 4-word shingle are two different texts: the one that follows the article's
 headline is kept, alone (``nearest_after_headline``), instead of both.
@@ -40,6 +41,8 @@ _WORD = re.compile(r"\w+")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
 _URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)|<https?://[^>\s]+>")
 _FENCE = re.compile(r"^(```|~~~)")
+#: A list item's text, the item's mark left out (items at the start of a line, not nested ones).
+_LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)]) +(.*)$", re.MULTILINE)
 #: A block that is a heading, a list or a table in Markdown: not a lead's prose.
 _NOT_PROSE_BLOCK = re.compile(r"#|[-*+] |\d+[.)] |\|")
 #: How many of the article's first words ``with_lead`` looks for in the page.
@@ -161,6 +164,15 @@ def _interior(keep: list[bool], blocks_: list[Block]) -> list[bool]:
     return [k or (first < i < last and b.link_share <= MAX_LINK_SHARE) for i, (k, b) in enumerate(zip(keep, blocks_))]
 
 
+def _embedded_gallery(block: Block, anchor: int, following: int | None, base_words: int) -> bool:
+    """Whether ``block``, one the base lacks, is a gallery or slideshow embedded in the article: a list
+    whose items each open with a heading (``- ## 1/50 Caption``), with more words than the whole base,
+    between two of the base's blocks. A paragraph the base dropped is shorter than the article it sits in."""
+    inside = anchor >= 0 and following is not None
+    return inside and block.words > base_words and all(
+        item.startswith("#") for item in _LIST_ITEM.findall(block.markdown)) and bool(_LIST_ITEM.match(block.markdown))
+
+
 def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None = None) -> str:
     """One Markdown text from two candidates' (see the module's docstring). When they share no 4-word
     shingle (the extractors found two different texts: a short post and a column beside it) and the merge
@@ -201,6 +213,8 @@ def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None
         # A short block the base lacks is kept only in a gap of the base's text: between two shared
         # blocks that follow each other in the base (readability drops short lists and captions).
         gap = anchors[i] >= 0 and following[i] is not None and following[i] - anchors[i] <= 1
+        if _embedded_gallery(block, anchors[i], following[i], len(base_words)):
+            continue
         if block.prose() or (gap and block.link_share <= MAX_LINK_SHARE):
             inserts.setdefault(anchors[i], []).append(block.markdown)
     out = list(inserts.get(-1, ()))
