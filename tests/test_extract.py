@@ -237,6 +237,39 @@ def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dro
         assert marker not in text
 
 
+def _page_with_asides(article_class: str) -> str:
+    story = "".join(f"<p>The lighthouse keeper climbed the stairs every evening PARAGRAPH_{n} to light the lamp, and "
+                    "wrote the weather and the ships he saw into the log before he slept.</p>" for n in range(6))
+    teasers = "".join(f"<div class='teaser'><a href='/s/{n}'>Another story</a><p>TEASER_{n} A keeper's daughter "
+                      "remembers the winter storms on the island and the boat that brought their food.</p></div>"
+                      for n in range(3))
+    # Within the article's container, where readability takes them with the article.
+    return f"""<html><head><title>The last lighthouse keeper</title></head><body>
+<div class="{article_class}"><h1>The last lighthouse keeper</h1>{story}
+<div class="related-posts"><h3>You may also like</h3>{teasers}</div>
+<div id="author-sidebar"><h3>About the author</h3><p>AUTHOR_BIO She writes about the coast, its people and its
+lighthouses, and lives by the sea with two dogs and a rowing boat.</p></div>
+<div class="post-footer"><p>FOOTER_PROSE This magazine is made by a small team of writers and photographers who
+love the sea and everything that lives by it.</p></div></div></body></html>"""
+
+
+def test_related_rails_sidebars_and_footers_named_by_class_or_id_are_dropped():
+    text = extract(_page_with_asides("entry-content"), "https://sea.test/keeper").text
+    assert all(f"PARAGRAPH_{n}" in text for n in range(6))
+    for marker in ("TEASER_0", "AUTHOR_BIO", "FOOTER_PROSE"):
+        assert marker not in text
+
+
+def test_an_aside_name_that_is_negated_or_holds_the_page_keeps_its_text():
+    from webtools.plugins.web_fetch.extract.page import drop_asides, parse
+
+    for wrapper in ("wsite-not-footer", "content-sidebar-wrap"):
+        doc = parse(_page_with_asides(wrapper))
+        drop_asides(doc)
+        text = doc.find("body").text_content()
+        assert "PARAGRAPH_5" in text and "TEASER_0" not in text, wrapper
+
+
 def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     from webtools.plugins.web_fetch.extract.choice import merge
 
