@@ -300,6 +300,23 @@ def test_merge_leaves_out_a_gallery_embedded_in_the_article_that_only_the_other_
     assert "GALLERY_1" in merge(base, "\n\n".join([*paragraphs[:2], plain, *paragraphs[2:]]))
 
 
+def test_trafilaturas_text_used_alone_loses_a_gallery_embedded_in_readabilitys_article():
+    from webtools.plugins.web_fetch.extract.choice import without_galleries
+
+    paragraphs = [f"The ferry company added a night crossing PARAGRAPH_{n} to the island this summer, and the "
+                  "harbour built a second waiting room for the passengers." for n in range(4)]
+    captions = "\n".join(f"- ## {n}/30 Harbour scene\n  A caption of the slideshow GALLERY_{n} about a boat, a "
+                         "quay and the people who work on them every day of the year." for n in range(30))
+    article = "\n\n".join(paragraphs)
+    traf = "\n\n".join([*paragraphs[:2], captions, *paragraphs[2:]])
+    text = without_galleries(traf, article)
+    assert "GALLERY_" not in text and text == article
+    # Without a gallery (or after the article's last block: not embedded in it) the text is kept as it is.
+    assert without_galleries(article, article) is article
+    after = "\n\n".join([*paragraphs, captions])
+    assert without_galleries(after, article) is after
+
+
 MERGE_TIE = """
 from webtools.plugins.web_fetch.extract.choice import merge
 first = "alder birch cedar douglas elm fir ginkgo hazel"

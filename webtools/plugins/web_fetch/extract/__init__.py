@@ -29,7 +29,8 @@ from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
 from .choice import (
-    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, with_lead, words,
+    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, with_lead, without_galleries,
+    words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -237,8 +238,10 @@ def extract(
     if size <= MAX_READABILITY_ELEMENTS and not product:
         article = _markdown(readability_article(doc, url, base), **options)
     deadline.check()
-    if product or _readability_missed(article, traf):
+    if product:
         text = traf
+    elif _readability_missed(article, traf):
+        text = without_galleries(traf, article)
     else:
         # Two different texts: the one that follows the headline, not both.
         text = merge(article, traf, apart=lambda candidates: nearest_after_headline(body, title, candidates))

@@ -168,9 +168,30 @@ def _embedded_gallery(block: Block, anchor: int, following: int | None, base_wor
     """Whether ``block``, one the base lacks, is a gallery or slideshow embedded in the article: a list
     whose items each open with a heading (``- ## 1/50 Caption``), with more words than the whole base,
     between two of the base's blocks. A paragraph the base dropped is shorter than the article it sits in."""
-    inside = anchor >= 0 and following is not None
-    return inside and block.words > base_words and all(
-        item.startswith("#") for item in _LIST_ITEM.findall(block.markdown)) and bool(_LIST_ITEM.match(block.markdown))
+    return anchor >= 0 and following is not None and _gallery_shape(block, base_words)
+
+
+def _gallery_shape(block: Block, base_words: int) -> bool:
+    """A list whose items each open with a heading, with more words than ``base_words``."""
+    return block.words > base_words and bool(_LIST_ITEM.match(block.markdown)) and all(
+        item.startswith("#") for item in _LIST_ITEM.findall(block.markdown))
+
+
+def without_galleries(text: str, base: str) -> str:
+    """``text`` (trafilatura's, used alone) without the galleries embedded in the article that ``base``
+    (readability's) found: its blocks that ``base`` lacks, between two that it has, of a gallery's shape
+    (see ``_embedded_gallery``). ``text`` as it is when it has none."""
+    text_blocks, base_blocks = blocks(text), blocks(base)
+    if not base_blocks:
+        return text
+    base_words, base_set = _text_words_and_shingles(base, base_blocks)
+    base_text = f" {' '.join(base_words)} "
+    shared = [i for i, block in enumerate(text_blocks) if _covered(block, base_set, base_text)]
+    dropped = {i for i, block in enumerate(text_blocks) if shared and shared[0] < i < shared[-1]
+               and i not in shared and _gallery_shape(block, len(base_words))}
+    if not dropped:
+        return text
+    return "\n\n".join(block.markdown for i, block in enumerate(text_blocks) if i not in dropped)
 
 
 def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None = None) -> str:
