@@ -24,6 +24,7 @@ _PIECES = st.sampled_from([
     "<script>var add = 'add to cart';</script>", "<style>p{}</style>", "\n    ", "  ", "Add to Cart",
     "add to", " cart", "Buy now", "words of a card", "one two three four five", "[x](y) z", "<b>", "</b>",
     "<h2>The headline here</h2>", "<ul>", "</ul>", "<li>", "<span class='date'>2024-01-02</span>",
+    "<form>", "</form>", "<nav>menu</nav>",
 ])
 PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
 
@@ -55,6 +56,28 @@ def test_hidden_elements_are_dropped_as_counting_every_one_drops_them(html):
     ours, plain = parse(html), parse(html)
     page.drop_hidden(ours)
     _plain_drop_hidden(plain)
+    assert etree.tostring(ours) == etree.tostring(plain)
+
+
+def _plain_clean(doc) -> None:
+    """``clean`` before its shortcut: every form's visible text counted."""
+    forms = list(doc.iter("form"))
+    if forms:
+        body = doc.find("body")
+        total = text_length(body if body is not None else doc)
+        for form in forms:
+            if form.getparent() is not None and text_length(form) >= WRAPPER_SHARE * total > 0:
+                form.drop_tag()
+    etree.strip_elements(doc, *page.REMOVED_TAGS, with_tail=False)
+
+
+@given(PAGES)
+@example("<html><body><form>" + "the whole page " * 20 + "</form><p>a footnote</p></body></html>")
+@settings(max_examples=300, deadline=None)
+def test_forms_are_unwrapped_or_removed_as_counting_every_one_does(html):
+    ours, plain = parse(html), parse(html)
+    page.clean(ours)
+    _plain_clean(plain)
     assert etree.tostring(ours) == etree.tostring(plain)
 
 
@@ -158,3 +181,10 @@ def test_quote_leads_are_the_ones_readability_itself_keeps(html):
     theirs = [elem for elem in reader.tags(node, "ul") if reader.is_toc_list(elem)]
     theirs += [elem for elem in reader.tags(node, "div", "section") if Document.is_quote_lead(reader, elem)]
     assert list(ours) == list(dict.fromkeys(theirs))
+
+
+@given(st.text(alphabet="](<>htps:/ \n()x.", max_size=40) | st.text(max_size=20))
+@example("[a](https://t.test/x) and <https://t.test/y>")
+@example("](x(y\nz))")
+def test_what_a_reader_sees_is_the_text_without_its_urls_searched_or_not(markdown):
+    assert choice._seen(markdown) == choice._URL.sub("]", markdown)

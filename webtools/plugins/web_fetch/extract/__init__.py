@@ -214,11 +214,12 @@ def extract(
     item = product_item(doc) if declared == PRODUCT else None
     if declared != PRODUCT:
         drop_hidden(doc)
-    # Only named as the page's kind: read as a product's, such pages scored lower.
-    offer = declared is None and product_shape(doc)
     posts = thread_posts(doc) if declared != ARTICLE else []
     if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
+    # Only named as the page's kind: read as a product's, such pages scored lower. Read before cleaning
+    # removes the buttons (reading the thread changes nothing).
+    offer = declared is None and product_shape(doc)
     # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base, fast=declared != PRODUCT), **options) \
         if size <= MAX_TRAFILATURA_ELEMENTS else ""

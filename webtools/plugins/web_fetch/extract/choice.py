@@ -89,7 +89,10 @@ def _split(markdown: str) -> list[str]:
 
 
 def _seen(markdown: str) -> str:
-    """What a reader sees of Markdown: link and image URLs left out."""
+    """What a reader sees of Markdown: link and image URLs left out. A text without the two ways a URL
+    starts (most blocks, most texts between tags) is left as it is without being searched."""
+    if "](" not in markdown and "<http" not in markdown:
+        return markdown
     return _URL.sub("]", markdown)
 
 

@@ -281,9 +281,11 @@ def clean(doc: lxml.html.HtmlElement) -> None:
     forms = list(doc.iter("form"))
     if forms:
         body = doc.find("body")
-        total = text_length(body if body is not None else doc)
+        limit = WRAPPER_SHARE * text_length(body if body is not None else doc)
         for form in forms:
-            if form.getparent() is not None and text_length(form) >= WRAPPER_SHARE * total > 0:
+            # As in ``drop_hidden``: a form whose whole text is below the limit is not counted.
+            if form.getparent() is not None and limit > 0 and len(form.text_content()) >= limit \
+                    and text_length(form) >= limit:
                 form.drop_tag()
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
 
