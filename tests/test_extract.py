@@ -270,6 +270,30 @@ def test_an_aside_name_that_is_negated_or_holds_the_page_keeps_its_text():
         assert "PARAGRAPH_5" in text and "TEASER_0" not in text, wrapper
 
 
+def test_a_content_column_named_after_the_sidebar_beside_it_keeps_the_article():
+    # A CMS layout names the content column for its sidebar ("sidebar-first-only"): it holds the headline
+    # and the article, and only the real sidebar goes. A rail of several small articles still goes.
+    story = "".join(f"<p>The ferry leaves the harbour at seven PARAGRAPH_{n} and reaches the island by noon, "
+                    "weather allowing, with the post, the bread and the doctor on Tuesdays.</p>" for n in range(8))
+    rail = "".join(f"<article><h3><a href='/r/{n}'>Another crossing</a></h3><p>RAIL_{n} The winter timetable "
+                   "and what the islanders think of it.</p></article>" for n in range(3))
+    page = f"""<html><head><title>The island ferry</title></head><body>
+<div class="col-12 sidebar-first-only"><h1>The island ferry</h1></div>
+<section class="col-9 sidebar-first-only"><article>{story}</article></section>
+<aside class="col-3 sidebar-first"><p>SIDEBAR_TEXT Opening hours of the harbour office, the tide tables and the
+numbers to call when the crossing is cancelled.</p></aside>
+<div class="related-posts">{rail}</div></body></html>"""
+    from webtools.plugins.web_fetch.extract.page import drop_asides, parse
+
+    doc = parse(page)
+    drop_asides(doc)
+    kept = doc.find("body").text_content()
+    assert "The island ferry" in kept and all(f"PARAGRAPH_{n}" in kept for n in range(8))
+    assert "SIDEBAR_TEXT" not in kept and "RAIL_0" not in kept
+    text = extract(page, "https://ferry.test/").text
+    assert all(f"PARAGRAPH_{n}" in text for n in range(8)) and "SIDEBAR_TEXT" not in text
+
+
 def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     from webtools.plugins.web_fetch.extract.choice import merge
 

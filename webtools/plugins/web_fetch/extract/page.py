@@ -255,10 +255,22 @@ def drop_asides(doc: lxml.html.HtmlElement) -> None:
     if not asides:
         return
     total = text_length(doc)
-    small = [element for element in asides if text_length(element) < WRAPPER_SHARE * total]
+    small = [element for element in asides
+             if text_length(element) < WRAPPER_SHARE * total and not _holds_content(element)]
     for element in small:
         if element.getparent() is not None:
             element.drop_tree()
+
+
+def _holds_content(element: lxml.html.HtmlElement) -> bool:
+    """Whether an element whose class names an aside holds the page's content instead: its headline
+    (``<h1>``), its ``<main>``, or one ``<article>`` with most of the element's text. Layouts name the
+    content column after the sidebar beside it (Drupal's ``sidebar-first-only``, ``has-sidebar``); a rail
+    of related articles holds several small ones."""
+    if next(element.iterdescendants("h1", "main"), None) is not None or element.find(".//*[@role='main']") is not None:
+        return True
+    articles = list(element.iterdescendants("article"))
+    return bool(articles) and max(map(text_length, articles)) >= WRAPPER_SHARE * text_length(element)
 
 
 def _names_aside(value: str) -> bool:
