@@ -306,13 +306,20 @@ def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     assert merged.split("\n\n") == [shared, only_other]
 
 
-def test_merge_leaves_out_a_gallery_embedded_in_the_article_that_only_the_other_candidate_has():
-    from webtools.plugins.web_fetch.extract.choice import merge
-
+def _article_and_gallery() -> tuple[list[str], str]:
+    """Four paragraphs of an article, and a slideshow of 30 captions each opening with a heading, in the
+    Markdown the candidates give."""
     paragraphs = [f"The ferry company added a night crossing PARAGRAPH_{n} to the island this summer, and the "
                   "harbour built a second waiting room for the passengers." for n in range(4)]
     captions = "\n".join(f"- ## {n}/30 Harbour scene\n  A caption of the slideshow GALLERY_{n} about a boat, a "
                          "quay and the people who work on them every day of the year." for n in range(30))
+    return paragraphs, captions
+
+
+def test_merge_leaves_out_a_gallery_embedded_in_the_article_that_only_the_other_candidate_has():
+    from webtools.plugins.web_fetch.extract.choice import merge
+
+    paragraphs, captions = _article_and_gallery()
     base = "\n\n".join(paragraphs)
     other = "\n\n".join([*paragraphs[:2], captions, *paragraphs[2:]])
     merged = merge(base, other)
@@ -327,10 +334,7 @@ def test_merge_leaves_out_a_gallery_embedded_in_the_article_that_only_the_other_
 def test_trafilaturas_text_used_alone_loses_a_gallery_embedded_in_readabilitys_article():
     from webtools.plugins.web_fetch.extract.choice import without_galleries
 
-    paragraphs = [f"The ferry company added a night crossing PARAGRAPH_{n} to the island this summer, and the "
-                  "harbour built a second waiting room for the passengers." for n in range(4)]
-    captions = "\n".join(f"- ## {n}/30 Harbour scene\n  A caption of the slideshow GALLERY_{n} about a boat, a "
-                         "quay and the people who work on them every day of the year." for n in range(30))
+    paragraphs, captions = _article_and_gallery()
     article = "\n\n".join(paragraphs)
     traf = "\n\n".join([*paragraphs[:2], captions, *paragraphs[2:]])
     text = without_galleries(traf, article)
