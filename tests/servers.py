@@ -97,11 +97,14 @@ def redirect(location: str, status: int = 302) -> Reply:
 
 
 def trickle(body: bytes, delay: float, headers: Mapping[str, str] | None = None) -> raw:
-    """Headers at once, then the body one byte every ``delay`` seconds (a slowloris-style server)."""
+    """Headers at once, then the body one byte every ``delay`` seconds (a slowloris-style server). It says
+    ``Connection: close``, as it does close (a raw route's connection is not kept): a client that took the
+    connection for kept sent its next request into one being closed, and failed by chance (a landing run
+    and a fresh-clone run failed so on the budget test's redirect chain)."""
 
     def write(request: Recorded, handler: http.server.BaseHTTPRequestHandler) -> None:
         handler.send_response(200)
-        for name, value in {"Content-Length": str(len(body)), **(headers or {})}.items():
+        for name, value in {"Content-Length": str(len(body)), "Connection": "close", **(headers or {})}.items():
             handler.send_header(name, value)
         handler.end_headers()
         handler.wfile.flush()
