@@ -356,12 +356,17 @@ def _quiet() -> None:
     logging.disable(logging.CRITICAL)
 
 
+def selected(pages: list[Page], name: str, part: str, every: int) -> list[Page]:
+    """The pages of set ``name`` that a run measures: of the ``part`` asked for ("all", "tuned" or
+    "kept"), every ``every``-th."""
+    return [p for p in pages if p.set == name and part in ("all", ("tuned", "kept")[p.kept_out])][::every]
+
+
 def _measure_job(job: tuple[str, int, int, list[str], str, int, int]) -> tuple[str, dict]:
     """A worker process's part of a set: every ``parts``-th of the set's pages measured, from ``start``."""
     name, start, parts, names, part_of_set, every, passes = job
     _quiet()
-    pages = [p for p in load_pages((name,)) + load_wcxb((name,))
-             if part_of_set in ("all", ("tuned", "kept")[p.kept_out])][::every][start::parts]
+    pages = selected(load_pages((name,)) + load_wcxb((name,)), name, part_of_set, every)[start::parts]
     funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
     return name, measure_part(funcs, pages, passes)
 
@@ -440,16 +445,11 @@ def main() -> None:
           f"{'words':>6} {'pages/s':>8} {'peak MiB':>9}")
     dump = {}
     funcs = {extractor: EXTRACTORS[extractor] for extractor in names}
-    measured = [name for name in sets if name != "large"]
+    measured = {name: selected(all_pages, name, args.part, args.every) for name in sets if name != "large"}
     if args.jobs > 1:
-        sizes = Counter(p.set for p in all_pages if args.part in ("all", ("tuned", "kept")[p.kept_out]))
-        rows = _measure_in_jobs(measured, names, args, {name: -(-n // args.every) for name, n in sizes.items()})
+        rows = _measure_in_jobs(list(measured), names, args, {name: len(pages) for name, pages in measured.items()})
     else:
-        rows = (
-            (name, measure(funcs, [p for p in all_pages if p.set == name
-                                   and args.part in ("all", ("tuned", "kept")[p.kept_out])][::args.every],
-                           args.passes))
-            for name in measured)
+        rows = ((name, measure(funcs, pages, args.passes)) for name, pages in measured.items())
     for name, results in rows:
         for extractor, r in results.items():
             print(f"{name:<16} {r['count']:>5} {extractor:<17} {r['f1']:6.3f} "
