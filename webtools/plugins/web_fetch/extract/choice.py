@@ -188,10 +188,12 @@ def without_galleries(text: str, base: str) -> str:
     if not base_blocks:
         return text
     base_words, base_set = _text_words_and_shingles(base, base_blocks)
-    base_text = f" {' '.join(base_words)} "
-    shared = [i for i, block in enumerate(text_blocks) if _covered(block, base_set, base_text)]
-    dropped = {i for i, block in enumerate(text_blocks) if shared and shared[0] < i < shared[-1]
-               and i not in shared and _gallery_shape(block, len(base_words))}
+    base_text = _spaced(base_words)
+    shared = {i for i, block in enumerate(text_blocks) if _covered(block, base_set, base_text)}
+    if not shared:
+        return text
+    dropped = {i for i in range(min(shared) + 1, max(shared))
+               if i not in shared and _gallery_shape(text_blocks[i], len(base_words))}
     if not dropped:
         return text
     return "\n\n".join(block.markdown for i, block in enumerate(text_blocks) if i not in dropped)
@@ -209,7 +211,7 @@ def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None
     # Shingles over the whole text, across block boundaries: the two may cut blocks differently.
     base_words, base_set = _text_words_and_shingles(base, base_blocks)
     other_words, other_set = _text_words_and_shingles(other, other_blocks)
-    base_text, other_text = f" {' '.join(base_words)} ", f" {' '.join(other_words)} "
+    base_text, other_text = _spaced(base_words), _spaced(other_words)
     keep = _interior([_covered(b, other_set, other_text) or b.prose() for b in base_blocks], base_blocks)
     shared = [_covered(b, base_set, base_text) for b in other_blocks]
     # Each shingle's first base block: filled from the last block back, so that earlier ones overwrite.
