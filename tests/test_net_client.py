@@ -7,6 +7,8 @@ for a private one and stays refused. The default policy refuses both, and the pl
 from __future__ import annotations
 
 import gzip
+import socket
+import ssl
 import threading
 import time
 import tracemalloc
@@ -667,6 +669,131 @@ def test_a_connection_reset_before_the_answer_says_so():
         listener.close()
     assert excinfo.value.kind == ConnectionFailed.RESET
     assert str(excinfo.value) == f"The server of http://127.0.0.1:{port}/page closed the connection before it answered."
+
+
+class ClosesItsFirstConnection:
+    """A raw HTTP/1.1 server on 127.0.0.1 whose first connection answers one request, keeps the
+    connection, and closes it without answering the next (a keep-alive timeout crossing a client's
+    reuse, made certain); every later connection answers each request with ``again``. With ``tls`` (a
+    server context) it speaks HTTPS; with ``answers_first=False`` no connection answers anything."""
+
+    def __init__(self, tls=None, answers_first=True):
+        self.tls, self.answers_first = tls, answers_first
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(8)
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self.requests = []
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def _read_request(self, reader):
+        head = []
+        while (line := reader.readline()) not in (b"\r\n", b""):
+            head.append(line)
+        if not head:
+            return False
+        length = next((int(h.split(b":")[1]) for h in head if h.lower().startswith(b"content-length:")), 0)
+        reader.read(length)
+        self.requests.append((self.connections, head[0].split()[0].decode()))
+        return True
+
+    def _serve(self):
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            try:
+                conn = self.tls.wrap_socket(conn, server_side=True) if self.tls else conn
+            except (OSError, ssl.SSLError):
+                continue
+            with conn, conn.makefile("rb") as reader:
+                if not self._read_request(reader) or not self.answers_first:
+                    continue
+                if self.connections == 1:
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfirst")
+                    self._read_request(reader)  # read, never answered: the connection closes
+                    continue
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\nConnection: close\r\n\r\nagain")
+
+    def close(self):
+        self.listener.shutdown(socket.SHUT_RDWR)  # wakes the accept (close alone does not, on Linux)
+        self.listener.close()
+        self.thread.join(5)
+        assert not self.thread.is_alive()
+
+
+@pytest.fixture
+def closes_its_first_connection():
+    server = ClosesItsFirstConnection()
+    yield server
+    server.close()
+
+
+@pytest.fixture(params=["http", "https"])
+def scheme_and_client(request, tmp_path):
+    """Each scheme with its client: for HTTPS a test CA's certificate for ``public.test``."""
+    if request.param == "http":
+        return "http", None, HttpClient(policy=PUBLIC, resolver=names({"public.test": ["127.0.0.1"]}))
+    context, ca_file = make_tls_context(tmp_path, ["public.test"])
+    return "https", context, HttpClient(policy=PUBLIC, resolver=names({"public.test": ["127.0.0.1"]}),
+                                        ca_certs=ca_file)
+
+
+def test_a_get_on_a_kept_connection_the_server_closed_unanswered_is_sent_again_on_a_new_one(
+        scheme_and_client):
+    scheme, tls, client = scheme_and_client
+    server = ClosesItsFirstConnection(tls=tls)
+    try:
+        assert fetch(client, f"{scheme}://public.test:{server.port}/one").content == b"first"
+        assert fetch(client, f"{scheme}://public.test:{server.port}/two").content == b"again"
+    finally:
+        server.close()
+    # The second request went out on the kept connection, went unanswered, and went again on a new one.
+    assert server.requests == [(1, "GET"), (1, "GET"), (2, "GET")]
+
+
+def test_a_get_a_new_connection_leaves_unanswered_is_not_sent_again(scheme_and_client):
+    # Only a reused connection may have been closed by an idle timeout; a new one that fails is the
+    # server's answer (urllib3 connects an HTTPS connection before its request: still new).
+    scheme, tls, client = scheme_and_client
+    server = ClosesItsFirstConnection(tls=tls, answers_first=False)
+    try:
+        with pytest.raises(ConnectionFailed) as excinfo:
+            fetch(client, f"{scheme}://public.test:{server.port}/one")
+    finally:
+        server.close()
+    assert excinfo.value.kind == ConnectionFailed.RESET
+    assert server.requests == [(1, "GET")]
+
+
+def test_a_post_on_a_kept_connection_the_server_closed_unanswered_is_not_sent_again(
+        closes_its_first_connection):
+    server = closes_its_first_connection
+    client = HttpClient(policy=PUBLIC)
+    assert fetch(client, server.url("/one")).content == b"first"
+    with pytest.raises(ConnectionFailed) as excinfo:
+        client.request("POST", server.url("/order"), data=b"pay once", max_bytes=1024, timeout=5)
+    assert excinfo.value.kind == ConnectionFailed.RESET
+    assert str(excinfo.value) == f"The server of {server.url('/order')} closed the connection before it answered."
+    assert server.requests == [(1, "GET"), (1, "POST")]  # a POST may have had its effect: never twice
+
+
+def test_a_request_sent_again_dials_a_new_connection_through_the_guard(closes_its_first_connection):
+    # The name now resolves to a private address: the new connection is refused, not the kept one reused.
+    server = closes_its_first_connection
+    answers = iter([["127.0.0.1"], ["127.0.0.2"]])
+    client = HttpClient(policy=PUBLIC, resolver=lambda host, port: next(answers))
+    assert fetch(client, f"http://rebind.test:{server.port}/one").content == b"first"
+    with pytest.raises(AddressNotAllowed):
+        fetch(client, f"http://rebind.test:{server.port}/two")
+    assert server.requests == [(1, "GET"), (1, "GET")]
 
 
 def test_a_self_signed_certificate_is_a_tls_failure(tmp_path):

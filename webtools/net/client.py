@@ -37,6 +37,13 @@ from .urls import URL, display_url, read_url
 
 __all__ = ["HttpClient", "Response", "client_for", "system_resolver"]
 
+#: Methods sent again when a reused keep-alive connection closes before it answers: those that may be
+#: repeated without a second effect (RFC 9110 9.2.2; browsers resend them so).
+_RESENDABLE = frozenset({"GET", "HEAD", "OPTIONS"})
+#: At most this many resends per request: each one drops the closed connection, and a client may hold
+#: several idle connections to the host that one server restart closed together.
+_RESENDS = 3
+
 
 class _NoCookies(http.cookiejar.DefaultCookiePolicy):
     """Nothing is stored and nothing is sent: one fetch must not carry state into the next."""
@@ -249,13 +256,29 @@ class HttpClient:
         deadline.url = url
         prepared, sent = self._prepare(method, url, headers, params, data, json)
         deadline.url = sent
+        for resends_left in range(_RESENDS, -1, -1):
+            try:
+                return Response(self._send(prepared, deadline), sent, deadline, self._session)
+            except ConnectionFailed as err:
+                # A kept-alive connection the server closed as the request went out on it (its idle
+                # timeout and our reuse crossed): nothing was answered, so a request that may be
+                # repeated is sent again, as browsers do. The next attempt takes another pooled
+                # connection or dials (and checks) a new one; a new connection that fails is final.
+                if not (resends_left and err.kind == ConnectionFailed.RESET and deadline.reused
+                        and prepared.method in _RESENDABLE and isinstance(prepared.body, (bytes, str, type(None)))):
+                    raise
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    def _send(self, prepared: requests.PreparedRequest, deadline: _Deadline) -> requests.Response:
+        """One attempt: ``prepared`` sent through the adapter under ``deadline``; failures as NetErrors."""
         previous = _current_deadline()
         _local.deadline = deadline
+        deadline.reused = False
         try:
             left = deadline.check()
             # The adapter, not Session.send: told not to follow, Session.send still reads a 3xx body
             # whole (``resp.content``) outside any byte limit, and it feeds the session's cookie jar.
-            resp = self._adapter.send(
+            return self._adapter.send(
                 prepared, stream=True, timeout=left, verify=self._verify, proxies={}, cert=None,
             )
         except AddressNotAllowed as err:
@@ -284,7 +307,6 @@ class HttpClient:
                                    url=deadline.url) from err
         finally:
             _local.deadline = previous
-        return Response(resp, sent, deadline, self._session)
 
 
 def _caused_by(err: BaseException, kinds: tuple[type[BaseException], ...]) -> bool:

@@ -182,6 +182,17 @@ class _DeadlineConnectionMixin:
     """Reads the answer, and sends, under the one deadline of the request being sent."""
 
     response_class = _DeadlineHTTPResponse
+    #: The socket the last request went out on: a request sent on the same one again is on a reused
+    #: keep-alive connection (``self.sock`` alone does not say it: urllib3 opens a new HTTPS
+    #: connection before it sends on it).
+    _sent_on: socket.socket | None = None
+
+    def request(self, *args: Any, **kwargs: Any) -> None:
+        deadline = _current_deadline()
+        if deadline is not None:
+            deadline.reused = self.sock is not None and self.sock is self._sent_on  # type: ignore[attr-defined]
+        super().request(*args, **kwargs)  # type: ignore[misc]
+        self._sent_on = self.sock  # type: ignore[attr-defined]
 
     def send(self, data: Any) -> None:
         deadline = _current_deadline()

@@ -40,8 +40,11 @@ def system_resolver(host: str, port: int) -> list[str]:
 class _Deadline:
     """The single deadline of one ``open()`` (or one ``follow()``), shared by every socket operation."""
 
-    __slots__ = ("timeout", "at", "cancel", "url")
+    __slots__ = ("timeout", "at", "cancel", "url", "reused")
     url: URL | str
+    #: Whether the request now being sent went out on a kept-alive connection that had carried an
+    #: earlier request (set by the connection classes; ``client`` may resend such a request once).
+    reused: bool
 
     def __init__(self, timeout: float, cancel: CancelSignal | None):
         if timeout is None or timeout <= 0:
@@ -50,6 +53,7 @@ class _Deadline:
         self.at = time.monotonic() + timeout
         self.cancel = cancel
         self.url = ""
+        self.reused = False
 
     def expired(self) -> bool:
         return time.monotonic() >= self.at
