@@ -327,6 +327,12 @@ def test_a_page_allocating_4_gb_ends_with_a_memory_error_and_the_browser_starts_
 # -- time --------------------------------------------------------------------------------------------
 
 
+#: Past the 4 s timeout, for closing the page and answering. What these tests catch is a wait bound by
+#: nothing the caller set (the browser's own 30 s, or never); a landing run on a loaded two-core machine
+#: took 4.72 s, past the 0.5 s this was.
+_SLACK = 1.5
+
+
 def _browser_cpu(renderer) -> float:
     with open(renderer._pid_file) as f:
         root = int(f.read())
@@ -337,7 +343,7 @@ def test_a_page_that_never_yields_ends_within_the_timeout_and_stops_burning_cpu(
     server.route("/spin", page('<div id="root"></div><script>while (true) {}</script>'))
     err, took = timed_call(client, site(server, "/spin"), timeout_seconds=4)
     assert isinstance(err, ToolError) and str(err) == "The page took too long to render."
-    assert took < 4 + 0.5
+    assert took < 4 + _SLACK
     time.sleep(1.0)
     before = _browser_cpu(renderer)
     time.sleep(1.0)
@@ -349,7 +355,7 @@ def test_a_page_that_never_yields_after_its_load_event_ends_within_the_timeout(r
                                'setTimeout(() => { while (true) {} }, 10))</script>'))
     err, took = timed_call(client, site(server, "/spin"), timeout_seconds=4)
     assert isinstance(err, ToolError) and str(err) == "The page took too long to render."
-    assert took < 4 + 0.5
+    assert took < 4 + _SLACK
 
 
 # -- everything else a page can do to the browser ---------------------------------------------------
