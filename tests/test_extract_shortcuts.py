@@ -4,6 +4,7 @@ as they were before the shortcut, and are the reference."""
 from __future__ import annotations
 
 import copy
+from collections import Counter
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -188,3 +189,19 @@ def test_quote_leads_are_the_ones_readability_itself_keeps(html):
 @example("](x(y\nz))")
 def test_what_a_reader_sees_is_the_text_without_its_urls_searched_or_not(markdown):
     assert choice._seen(markdown) == choice._URL.sub("]", markdown)
+
+
+@given(st.text(alphabet="ab c[]()/:\n", max_size=60))
+@example("[a b](https://t.test/c) c")
+def test_the_remembered_words_of_a_text_are_its_words(markdown):
+    assert list(choice.text_words(markdown)) == choice.words(markdown)
+    assert list(choice.text_words(markdown)) == choice.words(markdown)  # asked again: remembered
+
+
+_WORDS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=30)
+
+
+@given(_WORDS, _WORDS)
+def test_the_overlap_with_a_text_counted_once_is_the_overlap_with_its_words(text, card):
+    plain = sum((Counter(text) & Counter(card)).values())
+    assert listing._overlap(text, card) == listing._overlap(Counter(text), card) == plain

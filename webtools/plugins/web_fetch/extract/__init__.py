@@ -29,8 +29,8 @@ from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
 from .choice import (
-    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, with_lead, without_galleries,
-    words,
+    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, text_words, with_lead,
+    without_galleries, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -148,12 +148,12 @@ def _not_an_article(article: str, traf: str, text: str, body, title: str | None,
     ``ARTICLE_SHARE`` of the cleaned page's words. A service page, a product's or a shop's page has its
     content in many blocks, and each extractor keeps a different one of them; an article's text is the one
     both find. ``page_words()``, when given, is ``len(words(body.text_content()))``, counted once."""
-    a, b = Counter(words(article)), Counter(words(traf))
+    a, b = Counter(text_words(article)), Counter(text_words(traf))
     shared = sum((a & b).values())
     if shared >= AGREEMENT * max(min(a.total(), b.total()), 1):
         return False
-    page_words = page_words or (lambda: len(words(body.text_content())))
-    if len(words(text)) >= ARTICLE_SHARE * page_words():
+    page_words = page_words or (lambda: len(text_words(body.text_content())))
+    if len(text_words(text)) >= ARTICLE_SHARE * page_words():
         return False
     return not follows_headline(body, title, text)
 
@@ -162,7 +162,7 @@ def _readability_missed(article: str, traf: str) -> bool:
     """Whether readability's ``article`` is a small part of trafilatura's ``traf`` (see ``MISSED``)."""
     if count_words(traf, MISSED_WORDS) < MISSED_WORDS:
         return False
-    return len(words(article)) < MISSED * len(words(traf))
+    return len(text_words(article)) < MISSED * len(text_words(traf))
 
 
 def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
@@ -172,9 +172,9 @@ def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
     ``THIN_SHARE``); else None. Service pages keep their content in many small blocks that the fast
     readings and the merge miss, and trafilatura's fallbacks find. ``page_words()``, when given, is
     ``len(words(body.text_content()))``, counted once."""
-    page_words = (page_words or (lambda: len(words(body.text_content()))))()
-    text_words = len(words(text))
-    if text_words >= THIN_SHARE * page_words:
+    page_words = (page_words or (lambda: len(text_words(body.text_content()))))()
+    count = len(text_words(text))
+    if count >= THIN_SHARE * page_words:
         return None
     link_words = sum(len(words(a.text_content())) for a in body.iter("a"))
     if link_words >= THIN_LINK_SHARE * page_words:
@@ -184,7 +184,7 @@ def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
         return None
     drop_hidden(doc)
     fuller = _markdown(trafilatura_article(doc, base, fast=False), **options)
-    return fuller if count_words(fuller, FULLER_WORDS) >= FULLER_WORDS and len(words(fuller)) >= FULLER * text_words \
+    return fuller if count_words(fuller, FULLER_WORDS) >= FULLER_WORDS and len(words(fuller)) >= FULLER * count \
         else None
 
 
@@ -248,7 +248,7 @@ def extract(
         text = merge(article, traf, apart=lambda candidates: nearest_after_headline(body, title, candidates))
     count = count_words(text, MIN_ARTICLE_WORDS)
     deadline.check()
-    if count == 0 or (count < MIN_ARTICLE_WORDS and not words(article) and not product):
+    if count == 0 or (count < MIN_ARTICLE_WORDS and not text_words(article) and not product):
         absolutize(body, base)
         text = _markdown(body, **options)
     else:
@@ -258,7 +258,7 @@ def extract(
             absolutize(region, base)
             text = with_lead(text, _markdown(region, **{**options, "title": None}), title)
     # The cleaned page's words, counted once for the checks below (its text no longer changes).
-    page_words = cache(lambda: len(words(body_text)))
+    page_words = cache(lambda: len(text_words(body_text)))
     kind = declared
     if declared in (None, LISTING, ARTICLE):
         cards = find_cards(body)
@@ -266,7 +266,7 @@ def extract(
             # The cards' words, as their Markdown would give them (Markdown is written only for cards that win).
             card_words = words(" ".join(card.text_content() for card in cards.items))
             # A dated text that follows the headline is the article, however short, not one card.
-            if cards_win(cards, card_words, words(text), lambda card: words(card.text_content())) \
+            if cards_win(cards, card_words, text_words(text), lambda card: words(card.text_content())) \
                     and not (metadata.published and follows_headline(body, title, text)):
                 absolutize(cards.parent, base)
                 lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]

@@ -95,8 +95,9 @@ ARTICLE_WORDS = 100
 ONE_CARD = 0.8
 
 
-def _overlap(a: list[str], b: list[str]) -> int:
-    return sum((Counter(a) & Counter(b)).values())
+def _overlap(a: list[str] | Counter, b: list[str]) -> int:
+    """How many of ``a``'s words are ``b``'s too (as multisets); ``a`` may be given counted already."""
+    return sum(((a if isinstance(a, Counter) else Counter(a)) & Counter(b)).values())
 
 
 #: Cards that hold this share of the merged text, and as many words as this share of it, are the text.
@@ -129,8 +130,10 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
 def _one_card_article(cards: Cards, text_words: list[str], words_of) -> bool:
     """Whether the text is an article (``ARTICLE_WORDS`` or more) that one of the "cards" holds nearly
     all of: a page laid out in boxes of one kind (its menu, its article, its login box), not a list."""
-    return len(text_words) >= ARTICLE_WORDS and any(
-        _overlap(text_words, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
+    if len(text_words) < ARTICLE_WORDS:
+        return False
+    counted = Counter(text_words)  # once, not again for each card
+    return any(_overlap(counted, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
 
 
 def outside_cards(blocks: list, card_words: list[str]) -> list[str]:
