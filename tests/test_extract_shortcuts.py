@@ -25,7 +25,8 @@ _PIECES = st.sampled_from([
     "<script>var add = 'add to cart';</script>", "<style>p{}</style>", "\n    ", "  ", "Add to Cart",
     "add to", " cart", "Buy now", "words of a card", "one two three four five", "[x](y) z", "<b>", "</b>",
     "<h2>The headline here</h2>", "<ul>", "</ul>", "<li>", "<span class='date'>2024-01-02</span>",
-    "<form>", "</form>", "<nav>menu</nav>",
+    "<form>", "</form>", "<nav>menu</nav>", "<div role='tabpanel' hidden>", "<p id='a1' class='hidden'>",
+    "<button aria-controls='a1'>",
 ])
 PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
 
@@ -33,15 +34,18 @@ PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".jo
 def _plain_drop_hidden(doc) -> None:
     """``drop_hidden`` before its shortcut: every marked element's visible text counted."""
     marked = []
+    shown = page.disclosed(doc)
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
         style = element.get("style") or ""
+        if shown(element):
+            continue
         if page._INVISIBLE_STYLE.search(style):
             if element.getparent() is not None:
                 element.drop_tree()
         elif element.get("hidden") is not None or page._HIDDEN_STYLE.search(style) \
                 or element.get("aria-hidden") == "true":
             marked.append(element)
-    marked.extend(page._hidden_by_class(doc))
+    marked.extend(element for element in page._hidden_by_class(doc) if not shown(element))
     if not marked:
         return
     total = text_length(doc)

@@ -176,6 +176,31 @@ def test_a_run_of_headed_sections_is_a_service_page():
     assert all(f"SECTION_{n}" in result.text for n in range(1, 5))
 
 
+_PANEL = ("We service boilers of every make, {mark}, and leave a written report of what we checked and what the "
+          "engineer would replace next.")
+DISCLOSED = f"""<html><head><title>Heating care</title></head><body><h1>Heating care</h1>
+<p>Three plans for the heating of a family home, chosen by the tab below, with the questions we are asked most.</p>
+<div role="tablist"><button role="tab" aria-controls="p1">Basic</button><button role="tab">Plus</button>
+<a href="#" data-bs-target="#p3">Total</a></div>
+<div id="p1" class="panel">{_PANEL.format(mark="TAB_ONE")}</div>
+<div role="tabpanel" hidden>{_PANEL.format(mark="TAB_TWO")}</div>
+<div id="p3" class="collapse hidden">{_PANEL.format(mark="TAB_THREE")}</div>
+<h2>Questions</h2><button aria-expanded="false" aria-controls="a1">How often?</button>
+<div id="a1" aria-hidden="true"><p>Once a year, before winter, ANSWER_ONE as the maker of the boiler asks.</p></div>
+<h3 id="q2">Who comes?</h3><div role="region" aria-labelledby="q2" style="display:none">
+<p>One of our own engineers, ANSWER_TWO never a subcontractor.</p></div>
+<div class="mobile-copy hidden"><p>MOBILE_COPY Three plans for the heating of a family home.</p></div>
+<div role="dialog" aria-hidden="true"><p>DIALOG_TEXT Sign up to our newsletter for offers.</p></div>
+</body></html>"""
+
+
+def test_what_a_tab_or_an_accordion_discloses_is_kept_and_other_hidden_text_is_not():
+    text = extract(DISCLOSED, "https://heating.test/care").text
+    for mark in ("TAB_ONE", "TAB_TWO", "TAB_THREE", "ANSWER_ONE", "ANSWER_TWO"):
+        assert mark in text
+    assert "MOBILE_COPY" not in text and "DIALOG_TEXT" not in text
+
+
 _WORD = st.from_regex(r"[A-Za-z]{1,12}", fullmatch=True)
 _TEXT = st.lists(_WORD, min_size=1, max_size=30).map(" ".join)
 _TAGS = st.sampled_from(["div", "p", "section", "article", "li", "span", "h2", "td", "a", "pre", "nav", "form"])

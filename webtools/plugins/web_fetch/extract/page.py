@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from itertools import chain
 from urllib.parse import urljoin
 
@@ -224,18 +225,22 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
     ``hidden`` attribute or ``display: none``, marked ``aria-hidden`` or hidden by class (see
     ``HIDDEN_CLASSES``) unless they hold at least ``WRAPPER_SHARE`` of the page's text (pages hide their
     content until a script shows it, mark it ``aria-hidden`` while a cookie banner is open, or stream it
-    into a hidden element that a script moves into place). Also the page's asides (``drop_asides``).
-    Done before either extractor reads the page."""
+    into a hidden element that a script moves into place). What a control on the page discloses (a tab's
+    panel, an accordion's answer: see ``disclosed``) is not hidden from a reader, who opens it with a
+    click, and stays. Also the page's asides (``drop_asides``). Done before either extractor reads the page."""
     marked = []
+    shown = disclosed(doc)
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
         style = element.get("style") or ""
+        if shown(element):
+            continue
         if _INVISIBLE_STYLE.search(style):
             if element.getparent() is not None:
                 element.drop_tree()
         elif element.get("hidden") is not None or _HIDDEN_STYLE.search(style) or element.get("aria-hidden") == "true":
             marked.append(element)
     drop_asides(doc)
-    marked.extend(_hidden_by_class(doc))
+    marked.extend(element for element in _hidden_by_class(doc) if not shown(element))
     if not marked:
         return
     limit = WRAPPER_SHARE * text_length(doc)
@@ -245,6 +250,31 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
         if element.getparent() is not None and (
                 len(element.text_content()) < limit or text_length(element) < limit):
             element.drop_tree()
+
+
+#: The attributes by which a control (a tab, an accordion's button) names the element it shows: WAI-ARIA's,
+#: and Bootstrap's.
+_CONTROLS = etree.XPath("//body//@aria-controls|//body//@data-target|//body//@data-bs-target")
+
+
+def disclosed(doc: lxml.html.HtmlElement) -> Callable[[lxml.html.HtmlElement], bool]:
+    """A test of whether an element is content that a control on the page shows when clicked, hidden
+    until then: a tab's panel (``role="tabpanel"``), an accordion's body (``role="region"`` labelled by
+    its button, WAI-ARIA's accordion pattern), or the element a control names (``aria-controls``, or
+    Bootstrap's ``data-target`` and ``data-bs-target``). Service pages keep their offer in tabs and their
+    answers in accordions; a copy of the page for another layout, a menu or a dialog is none of these.
+    On the tuned part of wcxb-dev (WCXB, CC-BY-4.0) keeping them raised service pages from 0.794 to 0.803
+    and documentation from 0.918 to 0.930, products and collections a little, the other types and the
+    article sets unchanged (keeping every hidden element instead cost readability's pages 0.008 and
+    listings 0.012)."""
+    controlled = {name.lstrip("#") for value in _CONTROLS(doc) for name in value.split()}
+
+    def shown(element: lxml.html.HtmlElement) -> bool:
+        role = element.get("role")
+        if role == "tabpanel" or (role == "region" and element.get("aria-labelledby")):
+            return True
+        return element.get("id") in controlled
+    return shown
 
 
 def drop_asides(doc: lxml.html.HtmlElement) -> None:
