@@ -135,7 +135,8 @@ STORY = ("<p>Built for long days in the hills, the X2 keeps its grip on wet gran
 
 
 def test_a_products_price_availability_description_and_specifications_come_with_its_text():
-    result = extract(PRODUCT.replace("{story}", STORY), "https://shoes.test/x2")
+    page = PRODUCT.replace("{story}", STORY).replace('<p class="price">89,00 €</p>', "")
+    result = extract(page, "https://shoes.test/x2")
     assert result.type == "product"
     text = result.text
     assert text.startswith("Price: 89.00 EUR · Availability: in stock · Brand: Peakfoot")
@@ -150,6 +151,36 @@ def test_a_product_fact_the_text_gives_already_is_not_repeated():
                                         "cushioned midsole.")
     result = extract(PRODUCT.replace("{story}", shown), "https://shoes.test/x2")
     assert result.text.count("A light trail shoe with a grippy sole") == 1
+
+
+def test_a_price_availability_or_brand_the_text_shows_is_not_repeated_before_it():
+    shown = STORY.replace("STORY_TEXT", "In stock now, from Peakfoot's own workshop.")
+    text = extract(PRODUCT.replace("{story}", shown), "https://shoes.test/x2").text
+    assert "89,00 €" in text  # the page's own price, as it writes it ("89.00" in its JSON-LD)
+    assert "Price:" not in text and "Availability:" not in text and "Brand:" not in text
+
+
+def test_a_price_whose_fraction_is_zeros_is_found_as_the_page_writes_it():
+    page = PRODUCT.replace("{story}", STORY).replace("89,00 €", "$89")
+    assert "Price:" not in extract(page, "https://shoes.test/x2").text
+
+
+def test_a_url_encoded_or_marked_up_json_ld_description_comes_as_its_text():
+    for written in ("A%20light%20trail%20shoe%20with%20a%20grippy%20sole%20for%20wet%20rock.",
+                    "<p>A light trail shoe <strong>with a grippy sole</strong> for wet rock.</p>"):
+        page = PRODUCT.replace("{story}", STORY).replace(
+            "A light trail shoe with a grippy sole for wet rock and mud, and a cushioned midsole.", written)
+        text = extract(page, "https://shoes.test/x2").text
+        assert "A light trail shoe with a grippy sole for wet rock." in text
+        assert "%20" not in text and "<strong>" not in text
+
+
+def test_a_products_text_written_twice_for_two_screen_sizes_comes_once():
+    twice = f'<div class="mobile-only">{STORY}</div><div class="desktop-only">{STORY}</div>'
+    text = extract(PRODUCT.replace("{story}", twice), "https://shoes.test/x2").text
+    assert text.count("STORY_TEXT") == 1
+    short = f'<p>Sizes 40 to 46</p><div class="x">{STORY}</div><p>Sizes 40 to 46</p>'
+    assert extract(PRODUCT.replace("{story}", short), "https://shoes.test/x2").text.count("Sizes 40 to 46") == 2
 
 
 def test_one_offer_block_without_declarations_names_a_product():

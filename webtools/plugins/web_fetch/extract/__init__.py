@@ -30,7 +30,7 @@ from webtools.runtime.budget import Deadline
 from .candidates import readability_article, trafilatura_article
 from .choice import (
     blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, text_words, with_lead,
-    without_galleries, words,
+    without_galleries, without_repeats, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -285,4 +285,7 @@ def extract(
     if declared is None and kind in (ARTICLE, SERVICE):
         deadline.check()
         text = fuller_reading(html, base, options, text, body, page_words) or text
+    if kind == PRODUCT:
+        # A shop writes its description once for phones and once for larger screens.
+        text = without_repeats(text)
     return Extraction(title, text, metadata, kind)

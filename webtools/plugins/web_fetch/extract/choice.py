@@ -208,6 +208,26 @@ def without_galleries(text: str, base: str) -> str:
     return "\n\n".join(block.markdown for i, block in enumerate(text_blocks) if i not in dropped)
 
 
+#: A block this long that the text has already given is a copy: a page's layout for another screen, a
+#: slide of a carousel shown twice. Shorter blocks ("Add to cart", a size, a heading) repeat in content.
+REPEAT_WORDS = 8
+
+
+def without_repeats(text: str) -> str:
+    """``text`` without the blocks of ``REPEAT_WORDS`` words or more whose words an earlier block gave
+    already: a shop's page writes its description once for phones and once for larger screens, hiding
+    one of them with CSS the extractor does not read."""
+    seen: set[tuple[str, ...]] = set()
+    kept = []
+    for block in blocks(text):
+        key = tuple(block.tokens)
+        if block.words >= REPEAT_WORDS and key in seen:
+            continue
+        seen.add(key)
+        kept.append(block.markdown)
+    return "\n\n".join(kept)
+
+
 def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None = None) -> str:
     """One Markdown text from two candidates' (see the module's docstring). When they share no 4-word
     shingle (the extractors found two different texts: a short post and a column beside it) and the merge

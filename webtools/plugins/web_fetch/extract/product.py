@@ -3,11 +3,16 @@ page declares them in schema.org JSON-LD (``Product``, its ``offers`` and ``addi
 
 A shop's page shows its description and specifications in tabs, often hidden until clicked, and builds
 its price with scripts; the JSON-LD holds them as data. They are given before the page's text, each only
-when the text lacks it.
+when the text lacks it (a price the page shows as "$22.00" is the JSON-LD's "22").
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
+from urllib.parse import unquote
+
+import lxml.html
+from lxml import etree
 
 from .choice import words
 from .metadata import json_ld_items
@@ -61,6 +66,31 @@ def _price(offer: dict) -> str:
     return f"{price} {currency}".strip() if price else ""
 
 
+#: A fraction that is only zeros ("22.0", "22.00"): a page shows that price as "$22" as often as "$22.00".
+_ZERO_FRACTION = re.compile(r"(\d)[.,]0+\b")
+#: URL-encoded text ("An%20elegant%20sofa"), as some shops write their description into JSON-LD.
+_ENCODED = re.compile(r"%20|%2C|%2E", re.IGNORECASE)
+
+
+def _price_words(offer: dict) -> str:
+    """The offer's amounts alone (no currency, zero fractions left out), to look for in the text."""
+    return _ZERO_FRACTION.sub(r"\1", _price(offer).removesuffix(_text(offer.get("priceCurrency"))))
+
+
+def _description(item: dict) -> str:
+    """The product's JSON-LD description as text: URL-encoded text decoded, HTML markup (``<strong>``,
+    ``<br>``) read as the text it shows."""
+    description = _text(item.get("description"))
+    if _ENCODED.search(description) and " " not in description:
+        description = unquote(description)
+    if "<" in description and ">" in description:
+        try:
+            description = lxml.html.fragment_fromstring(description, create_parent="div").text_content()
+        except (etree.ParserError, ValueError):
+            pass
+    return " ".join(description.split())[:MAX_DESCRIPTION]
+
+
 def _availability(offer: dict) -> str:
     value = _text(offer.get("availability")).rsplit("/", 1)[-1]
     # schema.org's names: InStock, OutOfStock, PreOrder, ... as words.
@@ -77,14 +107,17 @@ def product_markdown(item: dict, text: str) -> str:
     a line of price, availability and brand, the description, and the specifications as a list."""
     have = Counter(words(text))
     offer = _offer(item)
-    facts = [(label, value) for label, value in (
-        ("Price", _price(offer)), ("Availability", _availability(offer)), ("Brand", _text(item.get("brand"))),
-    ) if value]
+    price, availability, brand = _price(offer), _availability(offer), _text(item.get("brand"))
+    facts = [(label, value) for label, value, shown in (
+        ("Price", price, price and _present(_price_words(offer), have)),
+        ("Availability", availability, availability and _present(availability, have)),
+        ("Brand", brand, brand and _present(brand, have)),
+    ) if value and not shown]
     parts = []
     line = " · ".join(f"{label}: {value}" for label, value in facts)
     if line:
         parts.append(line)
-    description = _text(item.get("description"))[:MAX_DESCRIPTION]
+    description = _description(item)
     if description and not _present(description, have):
         parts.append(description)
     specs = []
