@@ -902,3 +902,25 @@ def test_text_styled_visibility_hidden_is_dropped_however_much_of_the_page_it_ho
             f"and a second sentence.</p><div style='visibility: hidden'>{hidden}</div></article></body></html>")
     _, text = extract(html, "https://h.test/")
     assert "Visible paragraph" in text and "HIDDEN_" not in text
+
+
+def test_extraction_keeps_nothing_of_a_large_page_once_it_returns():
+    # A server's process reads page after page: what one extraction counted is not held after it.
+    import gc
+    import tracemalloc
+
+    from tests.documents import table_page
+
+    page = table_page(150_000)
+    tracemalloc.start()
+    try:
+        gc.collect()
+        before = tracemalloc.get_traced_memory()[0]
+        result = extract(page, "https://example.test/table")
+        assert "Cell alpha" in result.text
+        del result
+        gc.collect()
+        kept = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert kept < 256 * 1024, f"{kept / 2**20:.1f} MiB kept after extraction"

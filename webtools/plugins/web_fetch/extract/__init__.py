@@ -198,7 +198,16 @@ def extract(
     ``deadline`` is the call's reading budget: extraction checks it between its stages and raises
     ``ReadingTooLong`` (or ``ToolCancelled``) when it has run out.
     """
-    deadline = deadline or Deadline.never()
+    try:
+        return _extract(html, url, include_image_urls, deadline or Deadline.never())
+    finally:
+        # The words remembered for this page's texts (``choice.text_words``) are not kept past it: a
+        # large page's held tens of MiB in a server's process. (Another thread's extraction running
+        # meanwhile only counts its words again.)
+        text_words.cache_clear()
+
+
+def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: Deadline) -> Extraction:
     deadline.check()
     doc = parse(html)
     if doc is None:

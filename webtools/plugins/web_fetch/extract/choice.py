@@ -106,7 +106,7 @@ def words(markdown: str) -> list[str]:
 def text_words(markdown: str) -> tuple[str, ...]:
     """``words(markdown)``, remembered for the last few texts: extraction asks for the words of its two
     candidates, of its text and of the cleaned page in several of its checks (a tenth of its time on
-    CleanEval's pages when each read them again)."""
+    CleanEval's pages when each read them again). ``extract`` clears them when it ends."""
     return tuple(words(markdown))
 
 
