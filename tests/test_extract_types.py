@@ -382,3 +382,37 @@ def test_when_readability_finds_one_block_of_many_trafilaturas_text_is_the_conte
     assert "We pack, carry and load room 8" in text
     # Not the whole page, which the merge of the two (the story alone) would have called for.
     assert "RELATED_LINK" not in text
+
+
+def test_a_products_rails_of_other_products_are_left_out_and_what_follows_them_kept():
+    rail = "".join(f'<div class="card"><p>Merino trail sock {n}, RAIL_TEXT cushioned at the heel and toe for long '
+                   f'days on rough ground.</p><p>€{n}9.00</p></div>' for n in range(1, 4))
+    after = (f"<section><h2>Customers also bought</h2>{rail}</section><section><h2>Care</h2><p>Wash the X2 by "
+             "hand in cold water CARE_TEXT and let it dry away from a fire or a radiator, stuffed with newspaper so "
+             "that it keeps its shape.</p></section><footer>")
+    # Declaring nothing, named a product by its offer block ("Add to cart").
+    page = PRODUCT.replace("{story}", STORY).replace("<footer>", after)
+    page = page.replace('"@type": "Product"', '"@type": "Thing"')
+    result = extract(page, "https://shoes.test/x2")
+    assert result.type == "product"
+    assert "STORY_TEXT" in result.text and "CARE_TEXT" in result.text
+    assert "RAIL_TEXT" not in result.text and "Customers also bought" not in result.text
+
+
+def test_without_rails_drops_a_rails_section_up_to_the_next_heading_of_its_level():
+    from webtools.plugins.web_fetch.extract.product import without_rails
+
+    text = ("# Shoe\n\nA light shoe.\n\n## You may also like\n\n- [Sock](/s) · €9\n\n### More socks\n\n"
+            "- [Sock 2](/s2)\n\n## Sizes\n\nFrom 38 to 47.\n\n### Similar items\n\nSock 3")
+    assert without_rails(text) == "# Shoe\n\nA light shoe.\n\n## Sizes\n\nFrom 38 to 47."
+    assert without_rails("## Related reading\n\nAn essay.") == "## Related reading\n\nAn essay."
+
+
+def test_on_an_offer_page_a_shorter_readability_text_gives_way_to_trafilaturas():
+    from webtools.plugins.web_fetch.extract import _readability_missed
+
+    article = "A light trail shoe for wet rock and mud, with a cushioned midsole and a grippy sole."
+    traf = article + "\n\n- Drop: 6 mm\n- Weight: 290 g"
+    assert _readability_missed(article, traf, offer=True)
+    assert not _readability_missed(article, traf)  # elsewhere only a small part of a long text is
+    assert not _readability_missed(traf, article, offer=True)

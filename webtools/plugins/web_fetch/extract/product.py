@@ -3,7 +3,8 @@ page declares them in schema.org JSON-LD (``Product``, its ``offers`` and ``addi
 
 A shop's page shows its description and specifications in tabs, often hidden until clicked, and builds
 its price with scripts; the JSON-LD holds them as data. They are given before the page's text, each only
-when the text lacks it (a price the page shows as "$22.00" is the JSON-LD's "22").
+when the text lacks it (a price the page shows as "$22.00" is the JSON-LD's "22"). A product's rails of
+other products ("Customers also bought", "Similar items") are left out of its text (``without_rails``).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from urllib.parse import unquote
 import lxml.html
 from lxml import etree
 
-from .choice import words
+from .choice import blocks, words
 from .metadata import json_ld_items
 
 _PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Car", "Vehicle"})
@@ -130,3 +131,32 @@ def product_markdown(item: dict, text: str) -> str:
     if specs:
         parts.append("\n".join(specs))
     return "\n\n".join(parts)
+
+
+#: The headings of a shop's rails of other products: what others viewed or bought, similar and related
+#: items, what was recently viewed, more from the seller.
+_RAIL_HEADING = re.compile(
+    r"^(#{1,6}) +.*\b(?:similar (?:items|products)|related (?:items|products)|"
+    r"(?:you|customers) (?:may|might|also|who)\b.*\b(?:like|love|viewed|bought|purchased)|"
+    r"also (?:viewed|bought|purchased|liked?)|frequently bought together|"
+    r"recently viewed|more (?:items )?from this (?:seller|shop|store|brand)|complete the look|explore related)",
+    re.IGNORECASE)
+_HEADING = re.compile(r"(#{1,6}) ")
+
+
+def without_rails(text: str) -> str:
+    """``text`` (a product page's Markdown) without its rails of other products: a heading like
+    ``_RAIL_HEADING``'s ("Customers also bought", "Similar items") and what follows it, up to the next
+    heading of its level or higher. Measured on the tuned part of wcxb-dev: products 0.655 to 0.663, the
+    other types unchanged."""
+    kept, level = [], 0
+    for block in blocks(text):
+        heading = _HEADING.match(block.markdown)
+        if level and heading and len(heading.group(1)) <= level:
+            level = 0
+        rail = _RAIL_HEADING.match(block.markdown)
+        if rail and not level:
+            level = len(rail.group(1))
+        if not level:
+            kept.append(block.markdown)
+    return "\n\n".join(kept)
