@@ -695,22 +695,6 @@ def test_divs_become_paragraphs_as_readability_itself_makes_them(html):
     assert ours == readabilitys
 
 
-@given(_DIVS)
-@example("<html><body><h1>Head<b>line</b></h1>tail<div>a<span>b</span>c</div>d</body></html>")
-def test_the_pages_word_spans_give_each_elements_own_words(html):
-    # The lead reads the page's words once, with each element's span of them: each span must hold the
-    # words that element has, as asking the element itself gives them.
-    from webtools.plugins.web_fetch.extract.choice import _word_spans, words
-    from webtools.plugins.web_fetch.extract.page import parse
-
-    body = parse(html).find("body")
-    tokens, spans = _word_spans(body)
-    assert tokens == words(" ".join(body.itertext()))
-    for element in body.iter():
-        start, end = spans[element]
-        assert tokens[start:end] == words(" ".join(element.itertext()))
-
-
 _CLASS_VALUES = st.lists(st.sampled_from([
     "hidden", "hide", "d-none", "sr-only", "hidden-xs", "unhidden", "x", " ", "\t", "\n", "\xa0", "\u2003",
 ]), max_size=5).map("".join)

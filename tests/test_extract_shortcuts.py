@@ -101,10 +101,24 @@ def _plain_word_spans(body):
 
 
 @given(PAGES)
+@example("<html><body><h1>Head<b>line</b></h1>tail<div>a<span>b</span>c</div>d</body></html>")
+@example("<html><body><div><h2>The headline here</h2><!-- a comment --> after [x](https://t.test/y z) "
+         "<?pi no?>tail<p>One <b>two</b></p></div><p>three</p></body></html>")
 @settings(deadline=None)
-def test_word_spans_skip_only_texts_without_words(html):
+def test_the_words_after_a_heading_are_the_page_words_after_it(html):
     body = parse(html).find("body")
-    assert choice._word_spans(body) == _plain_word_spans(body)
+    tokens, spans = _plain_word_spans(body)
+    # The reference: each element's span holds the words that element has, as asking it gives them.
+    assert tokens == choice.words(" ".join(body.itertext()))
+    for element in body.iter():
+        start, end = spans[element]
+        assert tokens[start:end] == choice.words(" ".join(element.itertext()))
+    for heading in body.iterdescendants():
+        after = spans[heading][1]
+        following, ends = choice._words_after(heading, body)
+        assert following == tokens[after:]
+        ancestors = list(heading.iterancestors())
+        assert ends == {a: spans[a][1] - after for a in ancestors[:ancestors.index(body) + 1]}
 
 
 def _plain_bodies(doc) -> list:

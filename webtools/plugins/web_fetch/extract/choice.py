@@ -30,8 +30,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 from itertools import chain, islice
 
-from lxml import etree
-
 from .page import similar
 
 COVERED = 0.5
@@ -299,36 +297,42 @@ def _find_words(tokens: list[str], needle: str) -> int:
     return -1 if at < 0 else spaced.count(" ", 0, at)
 
 
-def _word_spans(body) -> tuple[list[str], dict]:
-    """The words of ``body``'s text in document order, and each element's span of them (``start, end``):
-    one walk over the page. Asking each of the headline's ancestors for its own words read the same text
-    again for each of them (18 s on a page nested 200 deep around 40,000 links)."""
+def _words_after(heading, body) -> tuple[list[str], dict]:
+    """The words of ``body``'s text after ``heading`` (an element in it), in document order, and where
+    each of the heading's ancestors up to ``body`` ends among them (its number of words after the heading).
+
+    Read from the heading on, one level up at a time (its tail and following siblings, then its parent's),
+    each level's texts searched at once. Each element's own words, from the page's start, had been read
+    walking every element in Python (a twentieth of extraction time on dragnet's pages); and asking each
+    ancestor for its words had read the same text again for each (18 s on a page nested 200 deep around
+    40,000 links)."""
     tokens: list[str] = []
-    starts: dict = {}
-    spans: dict = {}
-    # Most texts between tags are only indentation: no word, and not worth reading for one.
-    for event, element in etree.iterwalk(body, events=("start", "end")):
-        if event == "start":
-            starts[element] = len(tokens)
-            text = element.text
-            if text and not text.isspace() and isinstance(element.tag, str):
-                tokens.extend(words(text))
-        else:
-            spans[element] = (starts.pop(element), len(tokens))
-            tail = element.tail
-            if tail and not tail.isspace() and element is not body:
-                tokens.extend(words(tail))
-    return tokens, spans
+    ends: dict = {}
+    node = heading
+    while node is not body:
+        pieces = [node.tail or ""]
+        for sibling in node.itersiblings():
+            if isinstance(sibling.tag, str):  # a comment's text is not the page's, its tail is
+                pieces.extend(sibling.itertext())
+            pieces.append(sibling.tail or "")
+        # Words never run across the space between two texts; nor does a link's URL ("](" or "<http"
+        # within one text).
+        text = " ".join(pieces)
+        if "](" in text or "<http" in text:
+            text = " ".join(map(_seen, pieces))
+        tokens.extend(_WORD.findall(text.lower()))
+        node = node.getparent()
+        ends[node] = len(tokens)
+    return tokens, ends
 
 
-def _after_headline(body, title: str | None) -> tuple[object, list[str], dict, int] | None:
-    """The headline (see ``_headline``), the page's words and spans (``_word_spans``) and the index of
-    the first word after the headline; None when the page has no headline like ``title``."""
+def _after_headline(body, title: str | None) -> tuple[object, list[str], dict] | None:
+    """The headline (see ``_headline``), the page's words after it and where its ancestors end among
+    them (``_words_after``); None when the page has no headline like ``title``."""
     heading = _headline(body, title)
     if heading is None:
         return None
-    tokens, spans = _word_spans(body)
-    return heading, tokens, spans, spans[heading][1]
+    return heading, *_words_after(heading, body)
 
 
 def lead_region(body, title: str | None, text: str):
@@ -341,16 +345,17 @@ def lead_region(body, title: str | None, text: str):
     found = _after_headline(body, title) if needle.strip() else None
     if found is None:
         return None
-    heading, tokens, spans, after = found
-    gap = _find_words(tokens[after:], needle)  # the words between the headline and the needle
+    heading, following, ends = found
+    gap = _find_words(following, needle)  # the words between the headline and the needle
     if not PROSE_WORDS <= gap <= LEAD_MAX_GAP_WORDS:
         return None
-    first, last = after + gap, after + gap + len(needle.split())
+    # Every ancestor of the headline starts before the needle: the first that ends after it holds both.
+    last = gap + len(needle.split())
     for ancestor in heading.iterancestors():
-        span = spans.get(ancestor)
-        if span is None:  # above the body
+        end = ends.get(ancestor)
+        if end is None:  # above the body
             return None
-        if span[0] <= first and last <= span[1]:
+        if last <= end:
             return ancestor
     return None
 
@@ -371,8 +376,7 @@ def nearest_after_headline(body, title: str | None, candidates: list[str]) -> st
     headline = _after_headline(body, title)
     if headline is None:
         return None
-    _, tokens, _, after = headline
-    following = tokens[after:]
+    following = headline[1]
     positions = [(_find_words(following, _first_words(_without_headline(text, title))), i)
                  for i, text in enumerate(candidates)]
     positions = [(position, i) for position, i in positions if position >= 0]
@@ -390,9 +394,8 @@ def follows_headline(body, title: str | None, text: str) -> bool:
     headline = _after_headline(body, title)
     if headline is None:
         return False
-    _, tokens, _, after = headline
     needle = _first_words(_without_headline(text, title))
-    return bool(needle.strip()) and 0 <= _find_words(tokens[after:after + HEADED_WITHIN + 20], needle) <= HEADED_WITHIN
+    return bool(needle.strip()) and 0 <= _find_words(headline[1][:HEADED_WITHIN + 20], needle) <= HEADED_WITHIN
 
 
 def _without_headline(text: str, title: str) -> str:
