@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import copy
 from collections import Counter
+from itertools import chain
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -26,13 +27,35 @@ _PIECES = st.sampled_from([
     "add to", " cart", "Buy now", "words of a card", "one two three four five", "[x](y) z", "<b>", "</b>",
     "<h2>The headline here</h2>", "<ul>", "</ul>", "<li>", "<span class='date'>2024-01-02</span>",
     "<form>", "</form>", "<nav>menu</nav>", "<div role='tabpanel' hidden>", "<p id='a1' class='hidden'>",
-    "<button aria-controls='a1'>",
+    "<button aria-controls='a1'>", "<div class='related-posts'>", "<div id='Sidebar'>",
+    "<div class='not-footer'>", "<div class='site-footer hidden'>", "<h1>The headline here</h1>",
 ])
 PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
 
 
+def _plain_drop_asides(doc) -> None:
+    """``drop_asides`` before its shortcut: the class attributes read afresh, nothing returned."""
+    asides = [value.getparent() for value in chain(doc.xpath("//body//*/@class"), doc.xpath("//body//*/@id"))
+              if page._names_aside(value)]
+    if not asides:
+        return
+    total = text_length(doc)
+    small = [element for element in asides
+             if text_length(element) < WRAPPER_SHARE * total and not page._holds_content(element)]
+    for element in small:
+        if element.getparent() is not None:
+            element.drop_tree()
+
+
+def _plain_hidden_by_class(doc) -> list:
+    hidden = frozenset(page.HIDDEN_CLASSES)
+    return [value.getparent() for value in doc.xpath("//body//*/@class")
+            if page._HIDDEN_CLASS_NAME.search(value) and not hidden.isdisjoint(page._XML_SPACE.split(value))]
+
+
 def _plain_drop_hidden(doc) -> None:
-    """``drop_hidden`` before its shortcut: every marked element's visible text counted."""
+    """``drop_hidden`` before its shortcuts: every marked element's visible text counted, the class
+    attributes read again after the asides went, the page's text measured again."""
     marked = []
     shown = page.disclosed(doc)
     for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
@@ -45,7 +68,8 @@ def _plain_drop_hidden(doc) -> None:
         elif element.get("hidden") is not None or page._HIDDEN_STYLE.search(style) \
                 or element.get("aria-hidden") == "true":
             marked.append(element)
-    marked.extend(element for element in page._hidden_by_class(doc) if not shown(element))
+    _plain_drop_asides(doc)
+    marked.extend(element for element in _plain_hidden_by_class(doc) if not shown(element))
     if not marked:
         return
     total = text_length(doc)
@@ -62,6 +86,18 @@ def test_hidden_elements_are_dropped_as_counting_every_one_drops_them(html):
     page.drop_hidden(ours)
     _plain_drop_hidden(plain)
     assert etree.tostring(ours) == etree.tostring(plain)
+
+
+@given(PAGES)
+@example("<html><body><div class='related-posts'>teaser <div id='Sidebar'>bio</div></div>"
+         "<p>one two three four five</p> tail</body></html>")
+@settings(max_examples=300, deadline=None)
+def test_the_text_left_after_the_asides_is_the_text_measured_again(html):
+    ours, plain = parse(html), parse(html)
+    left = page.drop_asides(ours)
+    _plain_drop_asides(plain)
+    assert etree.tostring(ours) == etree.tostring(plain)
+    assert left is None or left == text_length(ours)
 
 
 def _plain_clean(doc) -> None:

@@ -239,11 +239,14 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
                 element.drop_tree()
         elif element.get("hidden") is not None or _HIDDEN_STYLE.search(style) or element.get("aria-hidden") == "true":
             marked.append(element)
-    drop_asides(doc)
-    marked.extend(element for element in _hidden_by_class(doc) if not shown(element))
+    # The class attributes, read once for both: an element of an aside that ``drop_asides`` removes is
+    # removed with it, whatever happens to it afterwards.
+    classes = _BODY_CLASSES(doc)
+    left = drop_asides(doc, classes)
+    marked.extend(element for element in _hidden_by_class(classes) if not shown(element))
     if not marked:
         return
-    limit = WRAPPER_SHARE * text_length(doc)
+    limit = WRAPPER_SHARE * (text_length(doc) if left is None else left)
     for element in marked:
         # Its text, whitespace, scripts and all, is at least its visible text (``text_length``), and most
         # hidden elements are far below the limit: that alone tells them, without counting.
@@ -277,19 +280,30 @@ def disclosed(doc: lxml.html.HtmlElement) -> Callable[[lxml.html.HtmlElement], b
     return shown
 
 
-def drop_asides(doc: lxml.html.HtmlElement) -> None:
+def drop_asides(doc: lxml.html.HtmlElement, classes: list | None = None) -> int | None:
     """Remove the elements in the body whose class or id names an aside (``ASIDE_NAMES``, not negated as
     in ``not-footer``) and that hold less than ``WRAPPER_SHARE`` of the page's text (a layout's
-    ``content-sidebar-wrap`` holds the article). Sizes are taken before any is removed."""
-    asides = [value.getparent() for value in chain(_BODY_CLASSES(doc), _BODY_IDS(doc)) if _names_aside(value)]
+    ``content-sidebar-wrap`` holds the article). Sizes are taken before any is removed. ``classes`` are
+    the body's class attributes (``_BODY_CLASSES``) when already read. Returns the page's text length
+    (``text_length``) after, or None when it has no aside (then it was not measured)."""
+    classes = _BODY_CLASSES(doc) if classes is None else classes
+    asides = [value.getparent() for value in chain(classes, _BODY_IDS(doc)) if _names_aside(value)]
     if not asides:
-        return
+        return None
     total = text_length(doc)
-    small = [element for element in asides
-             if text_length(element) < WRAPPER_SHARE * total and not _holds_content(element)]
+    lengths: dict = {}
+    for element in asides:
+        if element not in lengths:
+            lengths[element] = text_length(element)
+    small = {element: None for element in asides
+             if lengths[element] < WRAPPER_SHARE * total and not _holds_content(element)}
+    # Visible text adds up: the page loses what the outermost of the removed elements hold.
+    removed = sum(lengths[element] for element in small
+                  if not any(ancestor in small for ancestor in element.iterancestors()))
     for element in small:
         if element.getparent() is not None:
             element.drop_tree()
+    return total - removed
 
 
 def _holds_content(element: lxml.html.HtmlElement) -> bool:
@@ -310,10 +324,11 @@ def _names_aside(value: str) -> bool:
     return not ASIDE_NAMES.isdisjoint(names) and "not" not in names
 
 
-def _hidden_by_class(doc: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
-    """The elements in the body with one of ``HIDDEN_CLASSES`` among their classes, in document order."""
+def _hidden_by_class(classes: list) -> list[lxml.html.HtmlElement]:
+    """The elements with one of ``HIDDEN_CLASSES`` among their classes, in document order, of the body's
+    class attributes ``classes`` (``_BODY_CLASSES``)."""
     hidden = frozenset(HIDDEN_CLASSES)
-    return [value.getparent() for value in _BODY_CLASSES(doc)
+    return [value.getparent() for value in classes
             if _HIDDEN_CLASS_NAME.search(value) and not hidden.isdisjoint(_XML_SPACE.split(value))]
 
 
