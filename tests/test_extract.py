@@ -5,7 +5,7 @@ import gzip
 import json
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.corpora import EXTRACTION_DEV, READABILITY_PAGES, needs
@@ -743,9 +743,11 @@ _BASES = st.sampled_from([
 ])
 
 
-@given(st.lists(_HREFS, min_size=1, max_size=8), _BASES)
+@given(st.lists(_HREFS.filter(lambda href: not href.startswith("#")), min_size=1, max_size=8), _BASES)
 @example(["/a", "http://[::1", "{t}"], "http://[bad")
+@settings(deadline=None)
 def test_trafilaturas_links_resolved_afterwards_are_those_it_resolves_itself(hrefs, base):
+    # Links to places in the page itself are resolved otherwise (next test).
     from lxml import etree
     from trafilatura import bare_extraction
 
@@ -761,6 +763,24 @@ def test_trafilaturas_links_resolved_afterwards_are_those_it_resolves_itself(hre
     _resolve_links(ours, base)
     assert sum(1 for ref in ours.iter("ref") if ref.get("target")) == sum(1 for href in hrefs if href)
     assert etree.tostring(ours) == etree.tostring(trafilaturas)
+
+
+@pytest.mark.parametrize("base", ["https://t.test/dir/page.html", "https://t.test/dir/page.html?id=2#top"])
+def test_trafilaturas_links_to_places_in_the_page_lead_nowhere(base):
+    # trafilatura resolves a link against the site's root (https://t.test#notes): a link elsewhere, which
+    # the Markdown writer kept and counted. Resolved against the page, it leads nowhere and keeps its text.
+    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.markdown import element_markdown
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    doc = parse(f'<html><body><article><p>{PROSE} See <a href="#notes">the notes</a> and '
+                f'<a href="/tides/brest">the Brest tables</a>.</p><p>{PROSE}</p></article></body></html>')
+    article = trafilatura_article(doc, base)
+    assert [a.get("href") for a in article.iter("a")] == ["https://t.test/dir/page.html?id=2#notes"
+                                                          if "?" in base else "https://t.test/dir/page.html#notes",
+                                                          "https://t.test/tides/brest"]
+    text = element_markdown(article, page_url=base)
+    assert "See the notes and [the Brest tables](https://t.test/tides/brest)." in text
 
 
 @given(st.text(alphabet=" \t\n\r\xa0\u3000x.é\x01", max_size=40))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import copy
 import logging
 import re
+from urllib.parse import urljoin
 
 import lxml.html
 from lxml import etree
@@ -346,7 +347,7 @@ def _resolve_links(body: etree._Element, base: str) -> None:
     their targets to write them out: resolving the few it keeps instead was a sixth of its time here."""
     from trafilatura.utils import safe_base_url, safe_relative_url
 
-    base = base and safe_base_url(base)
+    page, base = base, base and safe_base_url(base)
     if not base:
         return
     resolved: dict[str, str] = {}
@@ -354,5 +355,17 @@ def _resolve_links(body: etree._Element, base: str) -> None:
         target = ref.get("target")
         if target:
             if target not in resolved:
-                resolved[target] = safe_relative_url(base, target) or target
+                resolved[target] = _within_page(page, target) or safe_relative_url(base, target) or target
             ref.set("target", resolved[target])
+
+
+def _within_page(page: str, target: str) -> str | None:
+    """A link to a place in the page itself (``#fn1``) against the page's address, as ``absolutize``
+    resolves it, so that the Markdown writer knows it leads nowhere; None for any other link. trafilatura
+    resolves links against the site's root, which made ``https://site#fn1`` of it: a link elsewhere."""
+    if not target.startswith("#"):
+        return None
+    try:
+        return urljoin(page, target)
+    except ValueError:
+        return None
