@@ -259,3 +259,15 @@ _WORDS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=30)
 def test_the_overlap_with_a_text_counted_once_is_the_overlap_with_its_words(text, card):
     plain = sum((Counter(text) & Counter(card)).values())
     assert listing._overlap(text, card) == listing._overlap(Counter(text), card) == plain
+
+
+_ARTICLE_WORDS = st.lists(st.sampled_from(["a", "b", "c", "d"]), min_size=90, max_size=160)
+
+
+@given(_ARTICLE_WORDS, st.lists(_ARTICLE_WORDS | _WORDS, max_size=5))
+def test_a_card_holding_the_article_is_found_as_counting_every_card_finds_it(text, cards):
+    from types import SimpleNamespace
+
+    plain = len(text) >= listing.ARTICLE_WORDS and any(
+        sum((Counter(text) & Counter(card)).values()) >= listing.ONE_CARD * len(text) for card in cards)
+    assert listing._one_card_article(SimpleNamespace(items=cards), text, lambda card: card) == plain

@@ -132,8 +132,13 @@ def _one_card_article(cards: Cards, text_words: list[str], words_of) -> bool:
     all of: a page laid out in boxes of one kind (its menu, its article, its login box), not a list."""
     if len(text_words) < ARTICLE_WORDS:
         return False
-    counted = Counter(text_words)  # once, not again for each card
-    return any(_overlap(counted, words_of(card)) >= ONE_CARD * len(text_words) for card in cards.items)
+    counted, need = Counter(text_words), ONE_CARD * len(text_words)  # once, not again for each card
+    for card in cards.items:
+        card_words = words_of(card)
+        # A card shares at most its own words: most are too short to be counted against the text.
+        if len(card_words) >= need and _overlap(counted, card_words) >= need:
+            return True
+    return False
 
 
 def outside_cards(blocks: list, card_words: list[str]) -> list[str]:
