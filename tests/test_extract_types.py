@@ -232,6 +232,53 @@ def test_what_a_tab_or_an_accordion_discloses_is_kept_and_other_hidden_text_is_n
     assert "MOBILE_COPY" not in text and "DIALOG_TEXT" not in text
 
 
+def _offer_section(n: int, extra: str = "") -> str:
+    return (f"<section><h2>Offer {n}</h2><p>KEPT_{n} Weekly cleaning of offices up to {n}00 square metres, "
+            f"desks and floors included.</p><ul><li>MISSED_{n} windows</li><li>kitchens</li><li>stairs</li></ul>"
+            f"<p>MISSED_TOO_{n} Keys kept in our safe, staff vetted and insured for every visit.</p>{extra}</section>")
+
+
+SECTIONS = f"""<html><head><title>Office cleaning</title></head><body><nav>Home Services Contact</nav>
+<main><h1>Office cleaning</h1>{"".join(_offer_section(n) for n in range(1, 5))}</main>
+<aside><p>OUTSIDE_SECTIONS Call us today.</p></aside></body></html>"""
+
+
+_KEPT_PART = "\n\n".join(
+    f"KEPT_{n} Weekly cleaning of offices up to {n}00 square metres, desks and floors included." for n in range(1, 5))
+
+
+def _sections_body(page: str):
+    from webtools.plugins.web_fetch.extract.page import clean, parse
+
+    doc = parse(page)
+    clean(doc)
+    return doc
+
+
+def test_a_service_text_that_kept_a_part_of_each_section_becomes_every_section():
+    from webtools.plugins.web_fetch.extract import _every_section
+
+    options = {"include_image_urls": False, "title": "Office cleaning", "page_url": "https://clean.test/"}
+    part = _KEPT_PART
+    every = _every_section(_sections_body(SECTIONS), part, "https://clean.test/", options)
+    assert every is not None
+    assert all(f"MISSED_{n}" in every and f"MISSED_TOO_{n}" in every for n in range(1, 5))
+    assert "OUTSIDE_SECTIONS" not in every and "Home Services" not in every
+    # A text with most of the sections' words already is kept as it is.
+    whole = _sections_body(SECTIONS).find("body/main").text_content()
+    assert _every_section(_sections_body(SECTIONS), whole, "https://clean.test/", options) is None
+
+
+def test_a_section_the_extractors_left_out_whole_keeps_the_text():
+    from webtools.plugins.web_fetch.extract import _every_section
+
+    related = "<section><h2>Related</h2><p>" + " ".join(f"RELATED_{n} product" for n in range(30)) + "</p></section>"
+    page = SECTIONS.replace("</main>", f"{related}</main>")
+    options = {"include_image_urls": False, "title": "Office cleaning", "page_url": "https://clean.test/"}
+    part = _KEPT_PART
+    assert _every_section(_sections_body(page), part, "https://clean.test/", options) is None
+
+
 _WORD = st.from_regex(r"[A-Za-z]{1,12}", fullmatch=True)
 _TEXT = st.lists(_WORD, min_size=1, max_size=30).map(" ".join)
 _TAGS = st.sampled_from(["div", "p", "section", "article", "li", "span", "h2", "td", "a", "pre", "nav", "form"])

@@ -116,6 +116,23 @@ def priced(elements) -> bool:
 
 #: A service page is a run of sections, each with its heading.
 MIN_SECTIONS = 3
+_HEADED_SECTIONS = "//body//section[.//h1 or .//h2 or .//h3][not(ancestor::article)]"
+
+
+def service_sections(doc) -> tuple[object, list] | None:
+    """A service page's run of headed ``<section>``s (those not within an ``<article>``), when it has
+    ``MIN_SECTIONS`` or more: the smallest element holding them all (the page's offer, section by section,
+    without what lies around it) and the outermost sections, in page order. None for fewer."""
+    sections = doc.xpath(_HEADED_SECTIONS)
+    if len(sections) < MIN_SECTIONS:
+        return None
+    region, last = sections[0], sections[-1]
+    # Sections come in document order: an element holding the first and the last holds every one.
+    while region is not None and not any(ancestor is region for ancestor in last.iterancestors()):
+        region = region.getparent()
+    found = set(sections)
+    outermost = [section for section in sections if not any(a in found for a in section.iterancestors())]
+    return region, outermost
 
 
 def fallback_kind(doc, offer: bool = False) -> str:
@@ -127,7 +144,7 @@ def fallback_kind(doc, offer: bool = False) -> str:
         return DOCUMENTATION
     if offer:
         return PRODUCT
-    sections = doc.xpath("//body//section[.//h1 or .//h2 or .//h3][not(ancestor::article)]")
+    sections = doc.xpath(_HEADED_SECTIONS)
     if len(sections) >= MIN_SECTIONS and not doc.xpath("//body//article"):
         return SERVICE
     return ARTICLE
