@@ -463,3 +463,16 @@ def test_on_an_offer_page_a_shorter_readability_text_gives_way_to_trafilaturas()
     assert _readability_missed(article, traf, offer=True)
     assert not _readability_missed(article, traf)  # elsewhere only a small part of a long text is
     assert not _readability_missed(traf, article, offer=True)
+
+
+def test_a_service_page_without_an_article_is_its_sections_without_the_boxes_around_them(monkeypatch):
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # The extractors disagree and keep little: the page has no article (``_not_an_article``).
+    monkeypatch.setattr(pipeline, "_not_an_article", lambda *args, **kwargs: True)
+    page = SECTIONS.replace("<main>", "<div class='consent'><p>COOKIE_TEXT We use cookies to improve your visit, "
+                                      "accept them all or choose which.</p></div><main>")
+    result = extract(page, "https://clean.test/offices")
+    assert result.type == "service"
+    assert all(f"MISSED_{n}" in result.text for n in range(1, 5))
+    assert "COOKIE_TEXT" not in result.text and "OUTSIDE_SECTIONS" not in result.text

@@ -338,8 +338,11 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     signed = metadata.author is not None and og_type(doc) == "article"
     if declared is None and kind in (ARTICLE, SERVICE, PRODUCT) and not signed \
             and _not_an_article(article, traf, text, body, title, page_words):
-        absolutize(body, base)
-        text = _markdown(body, **options)
+        # A service page's content is its run of sections, without the banners and boxes around it.
+        found = service_sections(doc) if kind == SERVICE else None
+        whole = body if found is None else found[0]
+        absolutize(whole, base)
+        text = _markdown(whole, **options)
     if declared is None and kind in (ARTICLE, SERVICE):
         deadline.check()
         text = fuller_reading(html, base, options, text, body, page_words) or text
