@@ -11,7 +11,6 @@ from __future__ import annotations
 import copy
 import logging
 import re
-from urllib.parse import urljoin
 
 import lxml.html
 from lxml import etree
@@ -324,8 +323,8 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True
 
     try:
         # output_format="xml": the body only. The default ("python") also writes it out as text, a
-        # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: see
-        # ``_resolve_links``.
+        # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: the
+        # links are resolved below, only those it keeps (resolving every link of the page was a sixth of its time).
         result = bare_extraction(
             doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
             include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
@@ -335,37 +334,9 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True
         return None
     if result is None or result.body is None or not len(result.body):
         return None
-    _resolve_links(result.body, base)
-    return tei_to_html(result.body)
-
-
-def _resolve_links(body: etree._Element, base: str) -> None:
-    """Resolve the links of trafilatura's body against ``base`` as trafilatura itself does when given
-    the url (``convert_tags``: courlan's ``fix_relative_urls``, the link as it was when that fails).
-
-    trafilatura resolves every link of the page before it decides what is content, and only reads
-    their targets to write them out: resolving the few it keeps instead was a sixth of its time here."""
-    from trafilatura.utils import safe_base_url, safe_relative_url
-
-    page, base = base, base and safe_base_url(base)
-    if not base:
-        return
-    resolved: dict[str, str] = {}
-    for ref in body.iter("ref"):
-        target = ref.get("target")
-        if target:
-            if target not in resolved:
-                resolved[target] = _within_page(page, target) or safe_relative_url(base, target) or target
-            ref.set("target", resolved[target])
-
-
-def _within_page(page: str, target: str) -> str | None:
-    """A link to a place in the page itself (``#fn1``) against the page's address, as ``absolutize``
-    resolves it, so that the Markdown writer knows it leads nowhere; None for any other link. trafilatura
-    resolves links against the site's root, which made ``https://site#fn1`` of it: a link elsewhere."""
-    if not target.startswith("#"):
-        return None
-    try:
-        return urljoin(page, target)
-    except ValueError:
-        return None
+    article = tei_to_html(result.body)
+    # As readability's candidate is, and as a browser does: against the page's address (its folder),
+    # not against the site's root as trafilatura resolves them (``b/c`` of /dir/page.html is /dir/b/c,
+    # not /b/c; ``#notes`` is a place in this page, not https://site#notes).
+    absolutize(article, base)
+    return article
