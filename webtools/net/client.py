@@ -256,7 +256,8 @@ class HttpClient:
         deadline.url = url
         prepared, sent = self._prepare(method, url, headers, params, data, json)
         deadline.url = sent
-        for resends_left in range(_RESENDS, -1, -1):
+        resends = 0
+        while True:
             try:
                 return Response(self._send(prepared, deadline), sent, deadline, self._session)
             except ConnectionFailed as err:
@@ -264,10 +265,11 @@ class HttpClient:
                 # timeout and our reuse crossed): nothing was answered, so a request that may be
                 # repeated is sent again, as browsers do. The next attempt takes another pooled
                 # connection or dials (and checks) a new one; a new connection that fails is final.
-                if not (resends_left and err.kind == ConnectionFailed.RESET and deadline.reused
-                        and prepared.method in _RESENDABLE and isinstance(prepared.body, (bytes, str, type(None)))):
+                if resends == _RESENDS or not (err.kind == ConnectionFailed.RESET and deadline.reused
+                                               and prepared.method in _RESENDABLE
+                                               and isinstance(prepared.body, (bytes, str, type(None)))):
                     raise
-        raise AssertionError("unreachable: the last attempt returns or raises")
+                resends += 1
 
     def _send(self, prepared: requests.PreparedRequest, deadline: _Deadline) -> requests.Response:
         """One attempt: ``prepared`` sent through the adapter under ``deadline``; failures as NetErrors."""

@@ -43,7 +43,7 @@ class _Deadline:
     __slots__ = ("timeout", "at", "cancel", "url", "reused")
     url: URL | str
     #: Whether the request now being sent went out on a kept-alive connection that had carried an
-    #: earlier request (set by the connection classes; ``client`` may resend such a request once).
+    #: earlier request (set by the connection classes; ``client`` may send such a request again).
     reused: bool
 
     def __init__(self, timeout: float, cancel: CancelSignal | None):

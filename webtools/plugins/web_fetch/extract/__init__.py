@@ -31,8 +31,8 @@ from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article, trafilatura_article
 from .choice import (
-    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, text_words, with_lead,
-    without_galleries, without_repeats, words,
+    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words, text_words,
+    with_lead, without_galleries, without_repeats, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -247,13 +247,8 @@ def extract(
     ``deadline`` is the call's reading budget: extraction checks it between its stages and raises
     ``ReadingTooLong`` (or ``ToolCancelled``) when it has run out.
     """
-    try:
+    with remembering_words():  # each text's words read once, and forgotten with the page
         return _extract(html, url, include_image_urls, deadline or Deadline.never())
-    finally:
-        # The words remembered for this page's texts (``choice.text_words``) are not kept past it: a
-        # large page's held tens of MiB in a server's process. (Another thread's extraction running
-        # meanwhile only counts its words again.)
-        text_words.cache_clear()
 
 
 def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: Deadline) -> Extraction:
