@@ -476,3 +476,35 @@ def test_a_service_page_without_an_article_is_its_sections_without_the_boxes_aro
     assert result.type == "service"
     assert all(f"MISSED_{n}" in result.text for n in range(1, 5))
     assert "COOKIE_TEXT" not in result.text and "OUTSIDE_SECTIONS" not in result.text
+
+
+def test_a_products_customer_reviews_are_left_out_and_its_description_kept():
+    reviews = "".join(
+        f'<div class="customer-review"><p>Reviewer {n}, verified buyer</p><p>REVIEW_TEXT Comfortable from the first '
+        f"walk, though the laces came loose on the descent and I had to stop {n} times to tie them.</p></div>"
+        for n in range(1, 6))
+    after = f'<div class="product-reviews__list"><h2>What buyers say</h2>{reviews}</div><footer>'
+    page = PRODUCT.replace("{story}", STORY).replace("<footer>", after)
+    result = extract(page, "https://shoes.test/x2")
+    assert result.type == "product"
+    assert "STORY_TEXT" in result.text
+    assert "REVIEW_TEXT" not in result.text and "verified buyer" not in result.text
+    # One review alone is the page's own (a magazine's review of the product), not its customers'.
+    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+    own = PRODUCT.replace("{story}", f'<div class="item car-review">{STORY}</div>{care}')
+    assert "STORY_TEXT" in extract(own, "https://shoes.test/x2").text
+
+
+def test_a_products_text_that_is_only_reviews_is_kept():
+    from webtools.plugins.web_fetch.extract.choice import words
+    from webtools.plugins.web_fetch.extract.product import without_reviews
+
+    text = "Comfortable from the first walk, REVIEW_TEXT though the laces came loose on the descent."
+    assert without_reviews(text, words(text)) == text  # trafilatura kept nothing but the reviews
+    longer = f"{STORY_WORDS}\n\n{text}"
+    assert without_reviews(longer, words(text)) == STORY_WORDS
+
+
+STORY_WORDS = ("Built for long days in the hills, the X2 keeps its grip on wet granite and loose gravel. Its upper "
+               "dries fast after a river crossing, and the toe cap takes the knocks of rocky descents.")
