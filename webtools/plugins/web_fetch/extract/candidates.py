@@ -81,6 +81,37 @@ readability.readability.describe = _only_when_logged(readability.readability.des
 readability.readability.text_content = _only_when_logged(readability.readability.text_content)
 
 
+class _Caseless:
+    """One of readability's case-insensitive patterns (written in lower case), tried on the lower-cased
+    string when that is ASCII, else as it is.
+
+    readability tests each class and id against these (which look unlikely, which score up or down),
+    and Python's ``re`` compares every character of a case-insensitive pattern case-insensitively: eight
+    times slower than lower-casing the string and searching it case-sensitively. The two find the same
+    in an ASCII string (only other characters have case rules beyond lower-casing: ``K``, ``ſ``, ``ı``,
+    which the pattern as it is matches); a test holds them to each other. readability only asks whether
+    one is found."""
+
+    def __init__(self, pattern: re.Pattern):
+        assert pattern.flags & re.IGNORECASE and pattern.pattern == pattern.pattern.lower()
+        self.original = pattern
+        self.pattern = pattern.pattern
+        self.flags = pattern.flags
+        self._cased = re.compile(pattern.pattern, pattern.flags & ~re.IGNORECASE)
+
+    def search(self, string: str) -> re.Match | None:
+        if string.isascii():
+            return self._cased.search(string.lower())
+        return self.original.search(string)
+
+
+#: Searched on classes and ids (divToPElementsRe searches markup, callToActionRe a paragraph's start).
+CASELESS_PATTERNS = ("unlikelyCandidatesRe", "okMaybeItsACandidateRe", "positiveRe", "negativeRe", "editorialLeadRe")
+for _name in CASELESS_PATTERNS:
+    if not isinstance(readability.readability.REGEXES[_name], _Caseless):
+        readability.readability.REGEXES[_name] = _Caseless(readability.readability.REGEXES[_name])
+
+
 def _html_parser() -> etree.HTMLParser:
     """lxml.html's parser (its own options) with our element class lookup (see ``page.ELEMENT_CLASSES``),
     for trafilatura's body parsed again from markup: the Markdown writer walks every element of it.
@@ -216,7 +247,105 @@ class _Readability(Document):
                 links += lengths[a]
         return links / max(_collapsed_length(elem.text_content()), 1)
 
+    def sanitize(self, node, candidates, keep_all_images=False):
+        """readability-lxml 0.9's own, but for how its last step (which tables, lists and blocks of the
+        article go) reads each block: readability read the block's text three times (for its commas,
+        its length and its link density), searched it seven times for the tags it counts and measured
+        again each link's text for each block around it, and the blocks are nested. Here the text is
+        read once, the tags counted in one walk, and a link's length is measured once and again only
+        after a block within it went. A test holds the article to readability's own."""
+        if keep_all_images:
+            return super().sanitize(node, candidates, keep_all_images)
+        for header in self.tags(node, "h1", "h2", "h3", "h4", "h5", "h6"):
+            if self.class_weight(header) < 0 or self.get_link_density(header) > 0.33:
+                header.drop_tree()
+        for elem in self.tags(node, "p"):
+            if _REGEXES["callToActionRe"].search(elem.text_content()) and self.get_link_density(elem) > 0.2:
+                elem.drop_tree()
+        for elem in self.tags(node, "form", "textarea"):
+            elem.drop_tree()
+        for elem in self.tags(node, "iframe"):
+            if "src" in elem.attrib and readability.readability.is_video_url(elem.attrib["src"]):
+                elem.attrib.pop("srcdoc", None)
+                elem.text = "VIDEO"
+            else:
+                elem.drop_tree()
+        allowed = self.get_preserved_elements(node)
+        link_lengths: dict = {}
+        for el in self.reverse_tags(node, "table", "ul", "div", "aside", "header", "footer", "section"):
+            if el not in allowed and self._goes(el, candidates, allowed, link_lengths):
+                # The links around it lose its text.
+                for link in el.iterancestors("a"):
+                    link_lengths.pop(link, None)
+                el.drop_tree()
+        self.html = node
+        return self.get_clean_html()
 
+    def _goes(self, el, candidates, allowed, link_lengths) -> bool:
+        """Whether readability's ``sanitize`` removes ``el`` (it marks some blocks within it ``allowed``)."""
+        weight = self.class_weight(el)
+        content_score = candidates[el]["content_score"] if el in candidates else 0
+        if weight + content_score < 0:
+            return True
+        text = el.text_content()
+        if text.count(",") >= 10:
+            return False
+        counts = dict.fromkeys(_COUNTED_TAGS, 0)
+        links = 0
+        for found in el.iterdescendants(*_COUNTED_TAGS):
+            tag = found.tag
+            counts[tag] += 1
+            if tag == "a":
+                length = link_lengths.get(found)
+                if length is None:
+                    length = link_lengths[found] = _collapsed_length(found.text_content())
+                links += length
+            elif tag == "input" and found.get("type") == "hidden":
+                counts["input"] -= 1
+        counts["li"] -= 100
+        content_length = len(readability_clean(text))
+        link_density = links / max(_collapsed_length(text), 1)
+        tag = el.tag
+        if counts["p"] and counts["img"] > 1 + counts["p"] * 1.3:
+            return True
+        if counts["li"] > counts["p"] and tag not in ("ol", "ul"):
+            return True
+        if counts["input"] > (counts["p"] / 3):
+            return True
+        if content_length < self.min_text_length and counts["img"] == 0:
+            return True
+        if content_length < self.min_text_length and counts["img"] > 2:
+            return True
+        if weight < 25 and link_density > (
+                0.25 if tag in ("ul", "section") and _IN_MAIN_OR_ARTICLE(el) else 0.2):
+            return True
+        if weight >= 25 and link_density > 0.5:
+            return True
+        if (counts["embed"] == 1 and content_length < 75) or counts["embed"] > 1:
+            return True
+        if content_length:
+            return False
+        # No text: kept when the nearest sibling with text on either side make more than 1000 characters.
+        siblings = []
+        for sib in el.itersiblings():
+            sib_content_length = readability.readability.text_length(sib)
+            if sib_content_length:
+                siblings.append(sib_content_length)
+                break
+        for sib in el.itersiblings(preceding=True):
+            sib_content_length = readability.readability.text_length(sib)
+            if sib_content_length:
+                siblings.append(sib_content_length)
+                break
+        if siblings and sum(siblings) > 1000:
+            for desnode in self.tags(el, "table", "ul", "div", "section"):
+                allowed[desnode] = True
+            return False
+        return True
+
+
+_COUNTED_TAGS = ("p", "img", "li", "a", "embed", "input")
+_IN_MAIN_OR_ARTICLE = etree.XPath("ancestor::main | ancestor::article")
 _REGEXES = readability.readability.REGEXES
 _IN_CODE = etree.XPath("ancestor-or-self::pre | ancestor-or-self::code")
 _HOLDS_ARTICLE = etree.XPath("descendant-or-self::main | descendant-or-self::article | descendant-or-self::math")

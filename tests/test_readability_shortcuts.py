@@ -1,0 +1,85 @@
+"""readability-lxml's steps done cheaper (``extract.candidates._Readability``, issue 26's speed) against
+readability's own code, which the vendored package keeps byte for byte: on generated pages and on the
+corpus's, each shortcut must give exactly what readability's step gives."""
+from __future__ import annotations
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from tests.corpora import READABILITY_PAGES, needs
+from webtools._vendor import readability
+from webtools._vendor.readability import Document
+from webtools.plugins.web_fetch.extract.candidates import CASELESS_PATTERNS, _Readability
+from webtools.plugins.web_fetch.extract.page import clean, parse
+
+# Classes and ids: the patterns' words in any case, pieces of them, separators, and the characters that
+# match an ASCII letter case-insensitively without lower-casing to it (Kelvin sign, long s, dotless i).
+_FEATURES = st.lists(st.sampled_from([
+    "comment", "COMMENT", "Sidebar", "ad-break", "AD_BREAK", "main", "Article", "content", "post", "blog", "foot",
+    "FOOTER", "meta", "tags", "dek", "Story lead", "story_-lead", "subtitle", "standfirst", "sub", "head", "er",
+    "\u212a", "\u017f", "\u0131", "\u0130", "s", "k", "i", "é", " ", "-", "_", "\t", "\xa0", "x", "lin\u212aed",
+    "\u017fidebar", "comb", "x",
+]), max_size=8).map("".join)
+
+
+@given(_FEATURES)
+@example("\u017fidebar")  # the long s: readability's pattern (case-insensitive) finds "sidebar" here
+@example("SIDEBAR Main")
+def test_readabilitys_caseless_patterns_find_what_they_found(feature):
+    for name in CASELESS_PATTERNS:
+        fast = readability.readability.REGEXES[name]
+        assert bool(fast.search(feature)) == bool(fast.original.search(feature)), name
+
+
+class _PlainSanitize(_Readability):
+    """Our readability with its ``sanitize`` as readability wrote it."""
+
+    sanitize = Document.sanitize
+
+
+def _sanitized(doc) -> tuple[str, str]:
+    """The page sanitized as a whole (its paragraphs scored first) by ours and by readability's own."""
+    results = []
+    for reader in (_Readability(doc), _PlainSanitize(doc)):
+        reader._html(True)
+        results.append(reader.sanitize(reader.html, reader.score_paragraphs()))
+    return results[0], results[1]
+
+
+_PLAIN = "Plain words of a list item that is not a link. " * 6
+#: A link cached by the list around it, whose block goes (a comment), then the div around both measured.
+_STALE_LINK = (f"<html><body><div><ul><li>{_PLAIN}<a href='/x'>l<div class='comment'>{'c' * 60}</div></a>"
+               "</li></ul></div></body></html>")
+
+# Blocks that sanitize judges (tables, lists, divs, sections, asides) holding what it counts: paragraphs,
+# images, items, links (some around a block that goes), embeds, inputs (hidden or not), commas, long and
+# short text, headings, classes that weigh up or down, and the main and article frames.
+_BLOCKS = st.lists(st.sampled_from([
+    "<div>", "<div class='content'>", "<div class='comment'>", "</div>", "<p>", "</p>", "<section>", "</section>",
+    "<aside>", "</aside>", "<table><tr><td>", "</td></tr></table>", "<ul>", "<li>", "</li>", "</ul>",
+    "<a href='/x'>", "</a>", "<img src='i.png'>", "<div><img src='i.png'></div>", "<embed src='e'>",
+    "<input type='hidden'>", "<input>", "<main>", "</main>", "<article>", "</article>", "<h2>Heading</h2>",
+    "<h2 class='meta'>h</h2>", "a, b, c", "one,", "Short words.", " ", "\n  ", _PLAIN, "c" * 60,
+    "<iframe src='https://vimeo.com/1'></iframe>", "<p>" + "A much longer paragraph of text. " * 40 + "</p>",
+    "<form>f</form>", "<p>Sign up now</p>", "<header>h</header>",
+]), max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+@given(_BLOCKS)
+@example(_STALE_LINK)
+@example("<html><body><div>" + "," * 10 + "</div><div>" + "," * 9 + "</div></body></html>")  # ten commas keep
+@example("<html><body><div><p>short</p><p>" + "Long text. " * 100 + "</p><div><img src='i.png'></div>"
+         "<p>short</p><p>" + "Long text. " * 100 + "</p></div></body></html>")  # the nearest siblings only
+@settings(max_examples=300, deadline=None)
+def test_a_page_is_sanitized_as_readability_sanitizes_it(html):
+    ours, readabilitys = _sanitized(parse(html))
+    assert ours == readabilitys
+
+
+@needs(READABILITY_PAGES)
+def test_corpus_articles_are_sanitized_as_readability_sanitizes_them():
+    for folder in sorted(p for p in READABILITY_PAGES.iterdir() if p.is_dir())[:40]:
+        doc = parse((folder / "source.html").read_bytes())
+        clean(doc)
+        ours = _Readability(doc).summary(html_partial=True)
+        assert ours == _PlainSanitize(doc).summary(html_partial=True), folder.name
