@@ -508,3 +508,27 @@ def test_a_products_text_that_is_only_reviews_is_kept():
 
 STORY_WORDS = ("Built for long days in the hills, the X2 keeps its grip on wet granite and loose gravel. Its upper "
                "dries fast after a river crossing, and the toe cap takes the knocks of rocky descents.")
+
+
+def _story(n: int) -> str:
+    return (f'<article class="story"><h3><a href="/news/{n}">Compiler research, part {n}</a></h3>'
+            f'<time datetime="2025-11-{30 - n:02d}T09:00:00Z">November {30 - n}, 2025</time><p>The new compiler '
+            f"checks STORY_{n} programs for memory errors before they run, and found bugs in code tested for years."
+            "</p></article>")
+
+
+def test_a_listing_dated_by_its_first_cards_time_is_still_its_cards(monkeypatch):
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # The extractors kept the first card alone, right after the headline; the page's only date is that
+    # card's <time>: it dates the card, not the page, and the cards are the page's content.
+    monkeypatch.setattr(pipeline, "_readability_missed", lambda *args, **kwargs: False)
+    monkeypatch.setattr(pipeline, "merge", lambda *args, **kwargs: (
+        "### [Compiler research, part 1](https://news.test/news/1)\n\nNovember 29, 2025\n\nThe new compiler checks "
+        "STORY_1 programs for memory errors before they run, and found bugs in code tested for years."))
+    page = ("<html><head><title>Software | Campus News</title></head><body><main><h1>Software</h1><div class='river'>"
+            + "".join(_story(n) for n in range(1, 13)) + "</div></main></body></html>")
+    result = extract(page, "https://news.test/topic/software")
+    assert result.published == "2025-11-29T09:00:00+00:00"
+    assert result.type == "listing"
+    assert all(f"STORY_{n}" in result.text for n in range(1, 13))

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from lxml import etree
 
 from .choice import shingles
+from .metadata import iso_date
 
 MIN_CARDS = 4
 #: What a card is made of: a box, an item; never paragraphs (an article's are a run of siblings), nor a
@@ -138,6 +139,17 @@ def _one_card_article(cards: Cards, text_words: list[str], words_of) -> bool:
         # A card shares at most its own words: most are too short to be counted against the text.
         if len(card_words) >= need and _overlap(counted, card_words) >= need:
             return True
+    return False
+
+
+def dated_by_a_card(cards: Cards, published: str) -> bool:
+    """Whether the page's date ``published`` (``metadata.Metadata.published``) is one card's: a ``<time>``
+    (or an element with a ``datetime`` or ``content``) within the cards gives it. A listing declaring no
+    date of its own is dated by its first card's ``<time>``, which says nothing of the page."""
+    for card in cards.items:
+        for element in card.xpath(".//*[@datetime]|self::*[@datetime]"):
+            if iso_date(element.get("datetime") or "") == published:
+                return True
     return False
 
 
