@@ -532,3 +532,25 @@ def test_a_listing_dated_by_its_first_cards_time_is_still_its_cards(monkeypatch)
     assert result.published == "2025-11-29T09:00:00+00:00"
     assert result.type == "listing"
     assert all(f"STORY_{n}" in result.text for n in range(1, 13))
+
+
+def test_a_page_whose_cleaning_leaves_nothing_gets_trafilaturas_fuller_reading(monkeypatch):
+    import lxml.html
+
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # A rental site's whole page inside its <header><nav> (unclosed): cleaning removes the chrome, and all
+    # with it. trafilatura's fast reading kept the first block; its full reading (its fallbacks) every one.
+    rentals = "".join(f"<li><a href='/r/{n}'>Rowing machine RENTAL_{n}</a> delivered and set up, from $4{n} a day"
+                      "</li>" for n in range(1, 9))
+    page = (f"<html><head><title>Fitness rentals</title></head><body><header><nav><h1>Fitness equipment rentals</h1>"
+            f"<ul>{rentals}</ul></nav></header></body></html>")
+
+    def reading(doc, base, fast=True):
+        items = doc.xpath("//li")
+        return lxml.html.fragment_fromstring(
+            "".join(lxml.html.tostring(li, encoding="unicode") for li in items[:1 if fast else None]),
+            create_parent="ul")
+    monkeypatch.setattr(pipeline, "trafilatura_article", reading)
+    text = extract(page, "https://rent.test/fitness").text
+    assert all(f"RENTAL_{n}" in text for n in range(1, 9))
