@@ -248,8 +248,32 @@ def test_what_a_reader_sees_is_the_text_without_its_urls_searched_or_not(markdow
 @given(st.text(alphabet="ab c[]()/:\n", max_size=60))
 @example("[a b](https://t.test/c) c")
 def test_the_remembered_words_of_a_text_are_its_words(markdown):
-    assert list(choice.text_words(markdown)) == choice.words(markdown)
-    assert list(choice.text_words(markdown)) == choice.words(markdown)  # asked again: remembered
+    assert list(choice.text_words(markdown)) == choice.words(markdown)  # outside an extraction
+    with choice.remembering_words():
+        first = choice.text_words(markdown)
+        assert list(first) == choice.words(markdown)
+        assert choice.text_words(markdown) is first  # asked again: remembered
+
+
+@given(st.text(alphabet="ab c[]()/:\n#-|`", max_size=80))
+@example("# Head\n\n- [a b](https://t.test/c) c\n\nfour words in prose")
+@example("```\na\n\nb\n```\n\nc")
+def test_the_remembered_blocks_of_a_text_are_its_blocks(markdown):
+    assert choice.blocks(markdown) == choice._blocks(markdown)  # outside an extraction
+    with choice.remembering_words():
+        first = choice.blocks(markdown)
+        assert first == choice._blocks(markdown)
+        assert choice.blocks(markdown) is first  # asked again: remembered
+    assert choice._REMEMBERED.get() is None  # and forgotten after it
+
+
+@given(st.text(alphabet="ab c[]()/:\n#-|`", max_size=80))
+@example("[a](https://t.test/x(y\n\nz)) b")  # a URL across a blank line: its words are read from the text
+@example("```\na b\n\nc\n```\n\n[d](https://t.test/e) f")
+def test_the_words_of_a_text_whose_blocks_were_read_are_its_words(markdown):
+    with choice.remembering_words():
+        choice.blocks(markdown)
+        assert list(choice.text_words(markdown)) == choice.words(markdown)
 
 
 _WORDS = st.lists(st.sampled_from(["a", "b", "c", "d"]), max_size=30)

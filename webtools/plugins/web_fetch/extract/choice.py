@@ -101,8 +101,10 @@ def words(markdown: str) -> list[str]:
     return _WORD.findall(_seen(markdown).lower())
 
 
-#: The words ``text_words`` has read during the extraction running in this context (``remembering_words``).
-_REMEMBERED: ContextVar[dict[str, tuple[str, ...]] | None] = ContextVar("remembered_words", default=None)
+#: What ``text_words`` and ``blocks`` have read during the extraction running in this context
+#: (``remembering_words``): each text's words, and each text's blocks.
+_REMEMBERED: ContextVar[tuple[dict[str, tuple[str, ...]], dict[str, tuple[Block, ...]]] | None] = ContextVar(
+    "remembered_words", default=None)
 
 
 def text_words(markdown: str) -> tuple[str, ...]:
@@ -112,18 +114,21 @@ def text_words(markdown: str) -> tuple[str, ...]:
     remembered = _REMEMBERED.get()
     if remembered is None:
         return tuple(words(markdown))
-    found = remembered.get(markdown)
+    found = remembered[0].get(markdown)
     if found is None:
-        found = remembered[markdown] = tuple(words(markdown))
+        # Its blocks' words, when they were read: the same words (``_block_words``), not read again.
+        known = remembered[1].get(markdown)
+        tokens = None if known is None else _block_words(markdown, known)
+        found = remembered[0][markdown] = tuple(words(markdown) if tokens is None else tokens)
     return found
 
 
 @contextmanager
 def remembering_words() -> Iterator[None]:
-    """Within it, ``text_words`` remembers what it read, and forgets it all at the end: nothing of one
-    page is kept past its extraction (a module-wide cache of the last sixteen texts held 67 MiB after a
-    5 MB page), and extractions in other threads keep their own."""
-    token = _REMEMBERED.set({})
+    """Within it, ``text_words`` and ``blocks`` remember what they read, and forget it all at the end:
+    nothing of one page is kept past its extraction (a module-wide cache of the last sixteen texts held
+    67 MiB after a 5 MB page), and extractions in other threads keep their own."""
+    token = _REMEMBERED.set(({}, {}))
     try:
         yield
     finally:
@@ -150,7 +155,21 @@ def shingles(tokens: list[str]) -> frozenset:
     return _shingles(tokens)
 
 
-def blocks(markdown: str) -> list[Block]:
+def blocks(markdown: str) -> tuple[Block, ...]:
+    """The blocks of ``markdown`` (``_split``) that have words, each with its words, shingles and link
+    share; remembered within one extraction (``remembering_words``), as ``text_words`` is: the check
+    whether to run readability reads trafilatura's text's blocks, and the merge reads them again. Read
+    only: every caller is given the same blocks."""
+    remembered = _REMEMBERED.get()
+    if remembered is None:
+        return _blocks(markdown)
+    found = remembered[1].get(markdown)
+    if found is None:
+        found = remembered[1][markdown] = _blocks(markdown)
+    return found
+
+
+def _blocks(markdown: str) -> tuple[Block, ...]:
     out = []
     for text in _split(markdown):
         tokens = words(text)
@@ -158,17 +177,25 @@ def blocks(markdown: str) -> list[Block]:
             continue
         linked = sum(len(_WORD.findall(m.group(1))) for m in _LINK.finditer(text))
         out.append(Block(text, tokens, _shingles(tokens), min(linked / len(tokens), 1.0)))
-    return out
+    return tuple(out)
 
 
-def _text_words_and_shingles(markdown: str, blocks_: list[Block]) -> tuple[list[str], Set]:
-    """``words(markdown)`` and its shingles, from its blocks': the same words in the same order, unless
-    a link's URL runs across a blank line (then they are read again from the text)."""
+def _block_words(markdown: str, blocks_: tuple[Block, ...]) -> list[str] | None:
+    """``words(markdown)`` from its blocks' words (a word never runs across the blank line between two
+    blocks): the same words in the same order, unless a link's URL runs across a blank line (then None:
+    they are to be read from the text)."""
     # Only a parenthesis within a URL holds a line break: most texts have none, and are not searched.
     if _NESTED_URL.search(markdown) and any("\n" in m.group() for m in _URL.finditer(markdown)):
+        return None
+    return list(chain.from_iterable(block.tokens for block in blocks_))
+
+
+def _text_words_and_shingles(markdown: str, blocks_: tuple[Block, ...]) -> tuple[list[str], Set]:
+    """``words(markdown)`` and its shingles, from its blocks' (see ``_block_words``)."""
+    tokens = _block_words(markdown, blocks_)
+    if tokens is None:
         tokens = words(markdown)
         return tokens, _shingles(tokens)
-    tokens = list(chain.from_iterable(block.tokens for block in blocks_))
     if len(tokens) < 4:
         return tokens, frozenset([" ".join(tokens)])
     # A block's own shingles, and those that run across its end into the next blocks.
@@ -187,7 +214,7 @@ def _covered(block: Block, other: frozenset, other_text: str) -> bool:
     return len(block.shingles & other) >= COVERED * len(block.shingles)
 
 
-def _interior(keep: list[bool], blocks_: list[Block]) -> list[bool]:
+def _interior(keep: list[bool], blocks_: tuple[Block, ...]) -> list[bool]:
     """Also keep the blocks between the first and the last kept one that are not thick with links."""
     kept = [i for i, k in enumerate(keep) if k]
     if not kept:
