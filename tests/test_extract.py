@@ -306,6 +306,51 @@ def test_merge_keeps_what_both_candidates_agree_on_and_prose_only_one_found():
     assert merged.split("\n\n") == [shared, only_other]
 
 
+def _readability_runs(monkeypatch, html: str, **options) -> tuple[bool, str]:
+    """Whether extracting ``html`` runs readability, and the text."""
+    import webtools.plugins.web_fetch.extract as extraction
+
+    calls = []
+    real = extraction.readability_article
+    monkeypatch.setattr(extraction, "readability_article", lambda *args: calls.append(args) or real(*args))
+    text = extract(html, "https://tides.test/a", **options).text
+    return bool(calls), text
+
+
+_LONG = "".join(f"<p>{PROSE.replace('Tidal', f'Part {n}: tidal')}</p>" for n in range(3))
+
+
+def test_readability_is_not_run_when_trafilaturas_text_is_the_whole_cleaned_page(monkeypatch):
+    # Navigation and footer go with cleaning: the article is the page, and trafilatura's text all of it.
+    runs, text = _readability_runs(monkeypatch, _article(_LONG))
+    assert not runs
+    assert "Part 2: tidal forces stretch" in text and "Lunar forces stretch" in text and "FOOTER" not in text
+
+
+@pytest.mark.parametrize("inner, options", [
+    # A table with merged cells: trafilatura fills them with empty ones (a pipe table with a blank cell).
+    ("<table><tr><td colspan='2'>Tide table for the week</td></tr><tr><td>Brest</td><td>06:12</td></tr></table>",
+     {}),
+    ("<pre>echo high</pre>", {}),
+    ("<p><img src='/sail.png' alt='A sail'></p>", {"include_image_urls": True}),  # trafilatura's has no images
+    # An offer block (a price beside a buy button): the page may be a product's.
+    ("<div class='offer'><span class='price'>$89.00</span> <button>Add to cart</button></div>", {}),
+])
+def test_readability_is_run_on_a_whole_page_with_a_table_a_code_block_an_offer_or_images_asked_for(
+        monkeypatch, inner, options):
+    runs, _ = _readability_runs(monkeypatch, _article(_LONG + inner), **options)
+    assert runs
+
+
+def test_readability_is_run_when_the_page_holds_more_than_trafilaturas_text(monkeypatch):
+    column = "<div class='column'>" + "".join(
+        f"<p><a href='/story/{n}'>Another story about the harbour number {n}</a> and a line about it</p>"
+        for n in range(12)) + "</div>"
+    html = _article(_LONG).replace("</main>", "</main>" + column)
+    runs, text = _readability_runs(monkeypatch, html)
+    assert runs and "Part 2: tidal forces stretch" in text
+
+
 def _article_and_gallery() -> tuple[list[str], str]:
     """Four paragraphs of an article, and a slideshow of 30 captions each opening with a heading, in the
     Markdown the candidates give."""
