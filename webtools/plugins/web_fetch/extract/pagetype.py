@@ -105,7 +105,9 @@ def documentation_shape(doc) -> bool:
     for meta in doc.iter("meta"):
         if (meta.get("name") or "").lower() == "generator" and _DOCS_GENERATOR.search(meta.get("content") or ""):
             return True
-    return any(_DOCS_CLASS.search(value) for value in doc.xpath("//body//@class"))
+    # One search of the class attributes joined by line breaks: a name is whole between two spaces or
+    # the value's ends, and a line break is a space; searching each value was a fiftieth of extraction time.
+    return _DOCS_CLASS.search("\n".join(doc.xpath("//body//@class"))) is not None
 
 
 def priced(elements) -> bool:
