@@ -11,7 +11,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from webtools.plugins.web_fetch.extract import choice, forum, listing, page
+from webtools.plugins.web_fetch.extract import choice, forum, listing, page, pagetype
 from webtools.plugins.web_fetch.extract.page import WRAPPER_SHARE, parse, text_length
 
 # Pieces of pages: hidden elements (by attribute, style and class), posts' classes and ids, cards,
@@ -29,6 +29,8 @@ _PIECES = st.sampled_from([
     "<form>", "</form>", "<nav>menu</nav>", "<div role='tabpanel' hidden>", "<p id='a1' class='hidden'>",
     "<button aria-controls='a1'>", "<div class='related-posts'>", "<div id='Sidebar'>",
     "<div class='not-footer'>", "<div class='site-footer hidden'>", "<h1>The headline here</h1>",
+    "<span aria-hidden='false'>", "<div role='tabpanel' aria-hidden='false' style='display: none'>",
+    "<div class='rst-content'>", "<div class='x\ndocumentation'>", "<div class='md-contents'>",
 ])
 PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
 
@@ -86,6 +88,14 @@ def test_hidden_elements_are_dropped_as_counting_every_one_drops_them(html):
     page.drop_hidden(ours)
     _plain_drop_hidden(plain)
     assert etree.tostring(ours) == etree.tostring(plain)
+
+
+@given(PAGES)
+@example("<html><body><div class='x rst-content'><div class='rst-contentx'></div></body></html>")
+def test_a_documentation_page_is_told_by_its_classes_searched_joined_or_one_by_one(html):
+    doc = parse(html)
+    plain = any(pagetype._DOCS_CLASS.search(value) for value in doc.xpath("//body//@class"))
+    assert pagetype.documentation_shape(doc) == plain
 
 
 @given(PAGES)
@@ -295,3 +305,52 @@ def test_a_card_holding_the_article_is_found_as_counting_every_card_finds_it(tex
     plain = len(text) >= listing.ARTICLE_WORDS and any(
         sum((Counter(text) & Counter(card)).values()) >= listing.ONE_CARD * len(text) for card in cards)
     assert listing._one_card_article(SimpleNamespace(items=cards), text, lambda card: card) == plain
+
+
+# Pieces of trafilatura's converted trees: elements its discard expressions match (navigation, hidden,
+# messages), nested in each other and in elements they do not, with text of several lengths.
+_PRUNED_PIECES = st.sampled_from([
+    "<div>", "</div>", "<div role='navigation'>", "<section class='message'>", "</section>",
+    "<p id='hidden-note'>", "</p>", "<span style='display:none'>", "</span>", "<list class='nav'>", "</list>",
+    "<item>", "</item>", "<div aria-hidden='true'>", "text", "a longer run of words in the page", "<hi>", "</hi>",
+])
+
+
+@given(st.lists(_PRUNED_PIECES, max_size=40))
+@example(["<div role='navigation'>", "<div>", "<section class='message'>", "short", "</section>", "</div>",
+          "</div>", "a longer run of words in the page"])
+@settings(max_examples=300, deadline=None)
+def test_trafilatura_prunes_the_outermost_matches_as_testing_each_ancestor_does(pieces):
+    from trafilatura.htmlprocessing import prune_unwanted_nodes
+    from trafilatura.xpaths import OVERALL_DISCARD_XPATH
+
+    from webtools.plugins.web_fetch.extract.candidates import _prune_unwanted_nodes
+
+    html = "<html><body><div>" + "".join(pieces) + "</div></body></html>"
+    ours, theirs = parse(html), parse(html)
+    for with_backup in (True, False):
+        _prune_unwanted_nodes(ours, OVERALL_DISCARD_XPATH, with_backup=with_backup)
+        prune_unwanted_nodes(theirs, OVERALL_DISCARD_XPATH, with_backup=with_backup)
+        assert etree.tostring(ours) == etree.tostring(theirs)
+
+
+def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_checked(monkeypatch):
+    import trafilatura
+    from trafilatura import htmlprocessing, main_extractor
+
+    from webtools.plugins.web_fetch.extract import candidates
+
+    assert trafilatura.__version__ == candidates.TRAFILATURA_CHECKED  # requirements.txt pins it
+    calls = []
+    real = candidates._prune_unwanted_nodes
+    monkeypatch.setattr(candidates, "_prune_unwanted_nodes",
+                        lambda *args, **kw: calls.append(1) or real(*args, **kw))
+    html = ("<html><body><nav>Home</nav><article><p>" + "Tides rise and fall twice a day. " * 20
+            + "</p></article></body></html>")
+    assert "Tides rise" in etree.tostring(candidates.trafilatura_article(parse(html), "https://t.test/"), encoding=str)
+    assert calls  # ours pruned
+    assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
+    calls.clear()
+    monkeypatch.setattr(trafilatura, "__version__", "9.0")  # another trafilatura: its own code runs
+    candidates.trafilatura_article(parse(html), "https://t.test/")
+    assert not calls

@@ -11,6 +11,8 @@ from __future__ import annotations
 import copy
 import logging
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import lxml.html
 from lxml import etree
@@ -445,6 +447,71 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
     return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
 
 
+#: The trafilatura whose ``prune_unwanted_nodes`` ``_prune_unwanted_nodes`` was written from and is tested
+#: against (tests/test_extract_shortcuts.py); with any other, trafilatura's own runs.
+TRAFILATURA_CHECKED = "2.3.1"
+
+
+def _prune_unwanted_nodes(tree, nodelist, with_backup: bool = False):
+    """trafilatura 2.3.1's ``htmlprocessing.prune_unwanted_nodes``, but for how it tells the outermost of the
+    elements its expressions match: it asked of each match whether any of its ancestors is one, walking
+    every ancestor of every match (a tenth of trafilatura's time on readability's and CleanEval's pages,
+    whose layout tables nest 20 deep); here each element's ancestry is walked once, and what was found is
+    remembered for the elements on the way. The same elements are removed, in the same order."""
+    from trafilatura.htmlprocessing import delete_element
+
+    if not with_backup:
+        for expression in nodelist:
+            for subtree in expression(tree):
+                delete_element(subtree)  # the tail text is preserved
+        return tree
+    matches = dict.fromkeys(elem for expression in nodelist for elem in expression(tree))
+    within: dict = {}  # an element -> whether it or one of its ancestors is a match
+
+    def under_a_match(node) -> bool:
+        path = []
+        found = False
+        while node is not None:
+            known = within.get(node)
+            if known is not None:
+                found = known
+                break
+            if node in matches:
+                found = True
+                break
+            path.append(node)
+            node = node.getparent()
+        within.update(dict.fromkeys(path, found))
+        return found
+
+    outer = [elem for elem in matches if not under_a_match(elem.getparent())]
+    # As trafilatura: nothing is pruned when that would remove too much of the text.
+    old_len = len(tree.text_content())
+    if old_len - sum(len(elem.text_content()) for elem in outer) > old_len / 7:
+        for elem in outer:
+            delete_element(elem)
+    return tree
+
+
+@contextmanager
+def _faster_trafilatura() -> Iterator[None]:
+    """Within it, trafilatura's main extractor prunes with ``_prune_unwanted_nodes`` (its version checked:
+    ``TRAFILATURA_CHECKED``); after it, with trafilatura's own again. Only for our own call: trafilatura
+    run elsewhere in the process (the benchmark's peer) stays as installed. Extractions in other threads
+    meanwhile may run either one: they give the same result."""
+    import trafilatura
+    from trafilatura import htmlprocessing, main_extractor
+
+    if trafilatura.__version__ != TRAFILATURA_CHECKED:
+        yield
+        return
+    main_extractor.prune_unwanted_nodes = _prune_unwanted_nodes
+    try:
+        yield
+    finally:
+        main_extractor.prune_unwanted_nodes = htmlprocessing.prune_unwanted_nodes  # the one it imported
+
+
 def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True) -> lxml.html.HtmlElement | None:
     """trafilatura's main text (its fast mode: readability and jusText, its own fallbacks, are what the
     other candidate and the merge do), links absolute against ``base``; None when it finds nothing."""
@@ -454,10 +521,11 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True
         # output_format="xml": the body only. The default ("python") also writes it out as text, a
         # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: the
         # links are resolved below, only those it keeps (resolving every link of the page was a sixth of its time).
-        result = bare_extraction(
-            doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
-            include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
-        )
+        with _faster_trafilatura():
+            result = bare_extraction(
+                doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
+                include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
+            )
     except Exception:  # trafilatura guards itself, but a candidate must never break extraction
         logger.debug("trafilatura failed on %s", displayed_urls(str(base)), exc_info=True)
         return None
