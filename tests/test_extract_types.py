@@ -496,14 +496,27 @@ def test_a_products_customer_reviews_are_left_out_and_its_description_kept():
     assert "STORY_TEXT" in extract(own, "https://shoes.test/x2").text
 
 
+def test_a_products_dialogs_are_left_out_of_its_text():
+    dialogs = ('<div class="drawer" role="dialog" aria-modal="true"><h2>Your privacy</h2><p>DIALOG_TEXT We and our '
+               "partners use cookies to remember your basket, measure visits and show offers that suit you.</p></div>"
+               '<dialog><h2>Sign in</h2><p>DIALOG_TEXT Sign in to track your orders, save your sizes and check out '
+               "faster next time you visit the shop.</p></dialog><footer>")
+    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+    page = PRODUCT.replace("{story}", STORY + care).replace("<footer>", dialogs)
+    result = extract(page, "https://shoes.test/x2")
+    assert "STORY_TEXT" in result.text
+    assert "DIALOG_TEXT" not in result.text
+
+
 def test_a_products_text_that_is_only_reviews_is_kept():
     from webtools.plugins.web_fetch.extract.choice import words
-    from webtools.plugins.web_fetch.extract.product import without_reviews
+    from webtools.plugins.web_fetch.extract.product import without_asides
 
     text = "Comfortable from the first walk, REVIEW_TEXT though the laces came loose on the descent."
-    assert without_reviews(text, words(text)) == text  # trafilatura kept nothing but the reviews
+    assert without_asides(text, words(text)) == text  # trafilatura kept nothing but the reviews
     longer = f"{STORY_WORDS}\n\n{text}"
-    assert without_reviews(longer, words(text)) == STORY_WORDS
+    assert without_asides(longer, words(text)) == STORY_WORDS
 
 
 STORY_WORDS = ("Built for long days in the hills, the X2 keeps its grip on wet granite and loose gravel. Its upper "

@@ -44,7 +44,7 @@ from .pagetype import (
     ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced, product_shape,
     service_sections,
 )
-from .product import product_item, product_markdown, review_words, without_rails, without_reviews
+from .product import aside_words, product_item, product_markdown, without_asides, without_rails
 from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
@@ -324,9 +324,9 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     # Only named as the page's kind: read as a product's, such pages scored lower. Read before cleaning
     # removes the buttons (reading the thread changes nothing).
     offer = declared is None and product_shape(doc)
-    # A product's reviews, read before trafilatura (which reads the page whole: without them it keeps less
-    # of the rest) to be left out of its text.
-    reviews = review_words(doc) if declared == PRODUCT or offer else []
+    # A product's reviews and dialogs, read before trafilatura (which reads the page whole: without them it
+    # keeps less of the rest) to be left out of its text.
+    asides = aside_words(doc) if declared == PRODUCT or offer else []
     # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base, fast=declared != PRODUCT), **options) \
         if size <= MAX_TRAFILATURA_ELEMENTS else ""
@@ -414,8 +414,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         text = fuller_reading(html, base, options, text, body, page_words) or text
     if kind == PRODUCT:
         # A shop writes its description once for phones and once for larger screens, and shows other
-        # products after it; its customers' reviews are theirs, not the shop's.
-        text = without_reviews(without_rails(without_repeats(text)), reviews)
+        # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome.
+        text = without_asides(without_rails(without_repeats(text)), asides)
     if kind == SERVICE:
         text = _every_section(doc, text, base, options) or text
     return Extraction(title, text, metadata, kind)
