@@ -70,6 +70,7 @@ _BLOCKS = st.lists(st.sampled_from([
 @example("<html><body><div>" + "," * 10 + "</div><div>" + "," * 9 + "</div></body></html>")  # ten commas keep
 @example("<html><body><div><p>short</p><p>" + "Long text. " * 100 + "</p><div><img src='i.png'></div>"
          "<p>short</p><p>" + "Long text. " * 100 + "</p></div></body></html>")  # the nearest siblings only
+@example("<html><body><div><embed src='e'><a href='/x'>link</a> " + "words " * 14 + "</div></body></html>")
 @settings(max_examples=300, deadline=None)
 def test_a_page_is_sanitized_as_readability_sanitizes_it(html):
     ours, readabilitys = _sanitized(parse(html))
@@ -83,3 +84,42 @@ def test_corpus_articles_are_sanitized_as_readability_sanitizes_them():
         clean(doc)
         ours = _Readability(doc).summary(html_partial=True)
         assert ours == _PlainSanitize(doc).summary(html_partial=True), folder.name
+
+
+def _plain_link_density(elem) -> float:
+    """Our ``get_link_density`` before its shortcuts: every link's text and the element's measured."""
+    def length(text):
+        return len(" ".join(text.split()))
+    return sum(length(a.text_content()) for a in elem.iterdescendants("a")) / max(length(elem.text_content()), 1)
+
+
+@given(_BLOCKS)
+@example("<html><body><div><a href='/x'> </a><a href='/y'><a href='/z'>z</a></a>text</div></body></html>")
+@settings(max_examples=200, deadline=None)
+def test_link_density_is_every_links_length_over_the_elements(html):
+    reader = _Readability(parse(html))
+    reader._html(True)
+    for scoring in (False, True):
+        reader._link_lengths = {} if scoring else None  # as while readability scores paragraphs
+        for elem in reader.html.iter():
+            assert reader.get_link_density(elem) == _plain_link_density(elem)
+
+
+_ARTICLES = st.lists(st.sampled_from([
+    "<article>", "</article>", "<div>", "<div itemprop='articleBody'>", "<div class='post'>", "</div>", "<p>",
+    "</p>", "<a href='/x'>a link of some words</a>", "<section>", "</section>",
+    "A paragraph long enough to count, with a comma, and more words to make it longer still. " * 3,
+]), max_size=40).map(lambda pieces: "<html><body>" + "".join(pieces) + "</body></html>")
+
+
+@given(_ARTICLES)
+@example("<html><body><div><article><p>" + "Nested article text, with commas, long. " * 10 + "</p></article>"
+         "<p>" + "The best candidate's own text, with commas, long. " * 10 + "</p></div></body></html>")
+@example("<html><body><div class='post'><article><p>One, two, three, and four words in a short paragraph."
+         "</p></article></div></body></html>")  # an article within the best one, too short to be chosen
+@settings(max_examples=300, deadline=None)
+def test_the_best_candidate_is_the_one_readability_selects(html):
+    reader = _Readability(parse(html))
+    reader._html(True)
+    candidates = reader.score_paragraphs()
+    assert reader.select_best_candidate(candidates) is Document.select_best_candidate(reader, candidates)

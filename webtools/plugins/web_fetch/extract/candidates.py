@@ -154,8 +154,9 @@ class _Readability(Document):
                 elem.drop_tree()
 
     def transform_misused_divs_into_paragraphs(self):
-        """readability's own, but for its first test: whether a ``<div>`` holds block elements (else it
-        becomes a ``<p>``). readability serialises the div's children and searches the markup, so nested
+        """readability's own, but for its tests of markup: whether a ``<div>`` holds block elements (else
+        it becomes a ``<p>``), and whether each inline child of a div does (else it joins a paragraph).
+        readability serialises the div's children (or the child) and searches the markup, so nested
         divs serialised the page again and again (6% of extraction time); the tags say the same. The
         rest is readability-lxml 0.9's (a test holds the whole to its own)."""
         for elem in self.tags(self.html, "div"):
@@ -174,7 +175,9 @@ class _Readability(Document):
                 if child.tag == "br":
                     paragraph = None
                     continue
-                if child.tag not in _INLINE_TAGS or _BLOCK_MARKUP.search(etree.tounicode(child, method="html")):
+                # readability searches the child's markup for a block's tag: its descendants' tags say
+                # the same (its own is inline, its text and tail are escaped).
+                if child.tag not in _INLINE_TAGS or _holds_block(child):
                     paragraph = None
                     continue
                 if paragraph is None:
@@ -247,7 +250,37 @@ class _Readability(Document):
                 if a not in lengths:
                     lengths[a] = _collapsed_length(a.text_content())
                 links += lengths[a]
+        if not links:  # no link text: no density, whatever the element's text (which is not read)
+            return 0.0
         return links / max(_collapsed_length(elem.text_content()), 1)
+
+    def select_best_candidate(self, candidates):
+        """readability-lxml 0.9's own, but for how it tells whether an ``<article>`` candidate lies within
+        the best one: it gathered all the best one's descendants in a set (often the whole page's
+        elements), for the articles among the candidates, which most pages do not have; here the
+        article's ancestors are searched for it."""
+        if not candidates:
+            return None
+        sorted_candidates = sorted(candidates.values(), key=lambda x: x["content_score"], reverse=True)
+        best_candidate = sorted_candidates[0]
+        article_body_candidates = [
+            candidate for candidate in sorted_candidates
+            if "articleBody" in (candidate["elem"].get("itemprop") or "").split()
+            and self.get_link_density(candidate["elem"]) <= 0.1
+        ]
+        if article_body_candidates:
+            best_candidate = article_body_candidates[0]
+        best_elem = best_candidate["elem"]
+        nested_articles = [
+            candidate for candidate in sorted_candidates
+            if candidate["elem"].tag == "article"
+            and best_elem in candidate["elem"].iterancestors()
+            and readability.readability.text_length(candidate["elem"]) >= 250
+            and candidate["content_score"] >= best_candidate["content_score"] * 0.25
+        ]
+        if nested_articles:
+            best_candidate = nested_articles[0]
+        return best_candidate
 
     def sanitize(self, node, candidates, keep_all_images=False):
         """readability-lxml 0.9's own, but for how its last step (which tables, lists and blocks of the
@@ -262,7 +295,8 @@ class _Readability(Document):
             if self.class_weight(header) < 0 or self.get_link_density(header) > 0.33:
                 header.drop_tree()
         for elem in self.tags(node, "p"):
-            if _REGEXES["callToActionRe"].search(elem.text_content()) and self.get_link_density(elem) > 0.2:
+            # Both asked, the link density first: a paragraph without links has none, read without its text.
+            if self.get_link_density(elem) > 0.2 and _REGEXES["callToActionRe"].search(elem.text_content()):
                 elem.drop_tree()
         for elem in self.tags(node, "form", "textarea"):
             elem.drop_tree()
@@ -305,8 +339,20 @@ class _Readability(Document):
             elif tag == "input" and found.get("type") == "hidden":
                 counts["input"] -= 1
         counts["li"] -= 100
-        content_length = len(readability_clean(text))
-        link_density = links / max(_collapsed_length(text), 1)
+        # readability asks of the cleaned text's length only whether it is below ``min_text_length``, below
+        # 75 and zero; cleaning only removes and replaces whitespace, so the text's visible characters
+        # (counted for the link density, which only a block with links needs) are a floor that often
+        # answers all three without cleaning the block's text.
+        link_density = 0.0
+        content_length = None
+        if links:
+            words = text.split()
+            visible = sum(map(len, words))
+            link_density = links / max(visible + max(len(words) - 1, 0), 1)
+            if visible >= max(75, self.min_text_length):
+                content_length = visible
+        if content_length is None:
+            content_length = len(readability_clean(text))
         tag = el.tag
         if counts["p"] and counts["img"] > 1 + counts["p"] * 1.3:
             return True
