@@ -70,7 +70,8 @@ def _collapse(text: str) -> str:
 
 
 def _tag(el) -> str:
-    return el.tag.lower() if isinstance(el.tag, str) else ""
+    tag = el.tag  # lxml builds the string again at each reading
+    return tag.lower() if isinstance(tag, str) else ""
 
 
 class _Writer:
@@ -87,11 +88,14 @@ class _Writer:
     # -- walking ----------------------------------------------------------------------------------
 
     def children(self, el, inline: bool) -> str:
-        parts = [_collapse(el.text)] if el.text else []
+        # Each text and tail read once: lxml builds the string again at each reading.
+        text = el.text
+        parts = [_collapse(text)] if text else []
         for child in el:
             parts.append(self.element(child, inline))
-            if child.tail:
-                parts.append(_collapse(child.tail))
+            tail = child.tail
+            if tail:
+                parts.append(_collapse(tail))
         return "".join(parts)
 
     def element(self, el, inline: bool) -> str:
