@@ -354,3 +354,24 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     monkeypatch.setattr(trafilatura, "__version__", "9.0")  # another trafilatura: its own code runs
     candidates.trafilatura_article(parse(html), "https://t.test/")
     assert not calls
+
+
+def test_extractions_in_threads_give_what_each_gives_alone_and_leave_trafilatura_as_installed():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from trafilatura import htmlprocessing, main_extractor
+
+    from webtools.plugins.web_fetch.extract import extract
+
+    pages = [
+        "<html><body><nav role='navigation'>Home News</nav><div class='content'>"
+        + "".join(f"<p>Paragraph {n} of page {i}: tides rise and fall twice a day along the coast.</p>"
+                  for n in range(3 + i % 5))
+        + "<div class='message'>Sign up</div></div><footer>Footer</footer></body></html>"
+        for i in range(24)
+    ]
+    alone = [extract(html, f"https://t.test/{i}") for i, html in enumerate(pages)]
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        together = list(pool.map(lambda item: extract(item[1], f"https://t.test/{item[0]}"), enumerate(pages)))
+    assert together == alone
+    assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
