@@ -154,6 +154,17 @@ _PRINTABLE_KEYS = st.lists(
 ).map("".join)
 
 
+def test_a_key_read_with_its_references_decoded_then_its_percent_escapes_is_masked():
+    # Found by the test below: the page wrote the key's "1" of "%01" as "&#49;", and its first "&lt;" as
+    # "&amp;lt;"; decoding the references, then the percent escapes (as an attribute's URL is read), brings
+    # "lt" and "0\u0041" together: eight of the key's letters and digits in a row.
+    key = "  &lt;%01&lt; 0\\u0041"
+    text = "x   &amp;lt;%0&#49;&lt; 0\\u004&#49; y"
+    assert leaks(text, key)
+    assert not leaks(redact(text, [key]), key)
+    assert redact(text, [key]).startswith("x   &amp;") and redact(text, [key]).endswith(" y")
+
+
 @settings(max_examples=int(os.environ.get("REDACTION_EXAMPLES", 300)), deadline=None)
 @given(data=st.data(), key=_PRINTABLE_KEYS, before=_AROUND, after=_AROUND)
 def test_a_key_with_any_of_its_characters_html_escaped_is_masked(data, key, before, after):

@@ -8,7 +8,8 @@ or as HTML entities and percent escapes. So a copy is looked for in a normalised
    compatibility forms folded (full-width ``Ａ`` is ``A``), each decoded character remembering where it
    came from; the text is also read with its escapes as they stand, since ``%41`` may be part of a key,
    and with only its HTML character references decoded, since an HTML page escapes a key's ``<`` as
-   ``&lt;`` and leaves its ``%01`` (or ``\\u0041``) as it is;
+   ``&lt;`` and leaves its ``%01`` (or ``\\u0041``) as it is; and with its references decoded first and
+   then the other escapes of what they give (``%0&#49;`` is ``%01``, a URL in an HTML attribute);
 2. only letters and digits are kept, in lower case, so spacing, separators and case do not matter;
 3. every run of ``PARTIAL`` characters that also occurs in a normalised form of a secret marks its
    source text for masking. The forms of a secret are the secret itself and the characters of its
@@ -99,6 +100,11 @@ class _Reading:
 
 
 _EVERY_ESCAPE = _Reading(_ESCAPE)
+#: The readings of a text whose HTML character references were decoded first (``_references_decoded``).
+_AFTER_REFERENCES = (
+    _Reading(r"%(?P<pct>[0-9A-Fa-f]{2})"),
+    _Reading(r"%(?P<pct>[0-9A-Fa-f]{2})|\\[uU](?P<uni>[0-9a-fA-F]{4})|\\[xX](?P<byte>[0-9a-fA-F]{2})"),
+)
 _REFERENCES_ONLY = _Reading(_REFERENCE)
 _AS_IT_STANDS = _Reading(None)
 
@@ -132,6 +138,33 @@ def _view(text: str, reading: _Reading) -> tuple[str, list[int], list[int]]:
             starts.extend([start] * len(decoded))
             ends.extend([end] * len(decoded))
     return "".join(chars), starts, ends
+
+
+_REFERENCES = re.compile(_REFERENCE)
+
+
+def _references_decoded(text: str) -> tuple[str, list[int], list[int]]:
+    """``text`` with its HTML character references decoded, with the start and end in ``text`` of each
+    character's source: the first of two decodings, for an escape written inside a reference's result
+    (``%0&#49;`` is ``%01``, an attribute's URL escaped for HTML)."""
+    out: list[str] = []
+    starts: list[int] = []
+    ends: list[int] = []
+    position = 0
+    for match in _REFERENCES.finditer(text):
+        start, end = match.span()
+        out.append(text[position:start])
+        starts.extend(range(position, start))
+        ends.extend(range(position + 1, start + 1))
+        decoded = html.unescape(match.group())
+        out.append(decoded)
+        starts.extend([start] * len(decoded))
+        ends.extend([end] * len(decoded))
+        position = end
+    out.append(text[position:])
+    starts.extend(range(position, len(text)))
+    ends.extend(range(position + 1, len(text) + 1))
+    return "".join(out), starts, ends
 
 
 def _base64_cores(raw: bytes) -> set[str]:
@@ -192,11 +225,18 @@ class Redactor:
             if not any(sample in quick for sample in self.samples):
                 continue
             view, starts, ends = _view(text, reading)
-            for run in self.runs:
-                i = view.find(run)
-                while i >= 0:
-                    spans.append((starts[i], ends[i + len(run) - 1]))
-                    i = view.find(run, i + 1)
+            self._find(view, starts, ends, spans)
+        if "&" in text and ("%" in text or "\\" in text):
+            # Two decodings, one after the other: the references, then the other escapes of what they give
+            # (percent escapes alone, as a URL in an HTML attribute is read, or with the backslash ones).
+            decoded = _REFERENCES.sub(_unescape, text)
+            found = [reading for reading in _AFTER_REFERENCES
+                     if any(sample in reading.quick(decoded) for sample in self.samples)]
+            if found:  # where each character came from, read only then
+                inner, sources, source_ends = _references_decoded(text)
+                for reading in found:
+                    view, starts, ends = _view(inner, reading)
+                    self._find(view, [sources[i] for i in starts], [source_ends[i - 1] for i in ends], spans)
         if not spans:
             return text
         out = []
@@ -207,6 +247,14 @@ class Redactor:
             position = end
         out.append(text[position:])
         return "".join(out)
+
+    def _find(self, view: str, starts: list[int], ends: list[int], spans: list[tuple[int, int]]) -> None:
+        """Add to ``spans`` the source (``starts``/``ends`` of each character of ``view``) of every run."""
+        for run in self.runs:
+            i = view.find(run)
+            while i >= 0:
+                spans.append((starts[i], ends[i + len(run) - 1]))
+                i = view.find(run, i + 1)
 
 
 def _merged(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
