@@ -52,12 +52,9 @@ _STRIDE = 3
 # without ``;``, named ones by the longest known name in the case the HTML standard lists (``&lt;`` and
 # ``&LT;`` are both ``<``), legacy names (``&lt``) without ``;``.
 _REFERENCE = r"&(?P<ref>\#[0-9]+;?|\#[xX][0-9a-fA-F]+;?|[A-Za-z][A-Za-z0-9]{0,31};?)"
-_ESCAPE = (
-    _REFERENCE
-    + r"|%(?P<pct>[0-9A-Fa-f]{2})"
-    r"|\\[uU](?P<uni>[0-9a-fA-F]{4})"
-    r"|\\[xX](?P<byte>[0-9a-fA-F]{2})"
-)
+_PERCENT = r"%(?P<pct>[0-9A-Fa-f]{2})"
+_BACKSLASH = r"\\[uU](?P<uni>[0-9a-fA-F]{4})|\\[xX](?P<byte>[0-9a-fA-F]{2})"
+_ESCAPE = "|".join((_REFERENCE, _PERCENT, _BACKSLASH))
 _CHARACTERS = r"(?P<alnum>[A-Za-z0-9]+)|(?P<other>[^\x00-\x7f])"
 _NOT_ALNUM = re.compile(r"[^a-z0-9]")
 
@@ -101,10 +98,7 @@ class _Reading:
 
 _EVERY_ESCAPE = _Reading(_ESCAPE)
 #: The readings of a text whose HTML character references were decoded first (``_references_decoded``).
-_AFTER_REFERENCES = (
-    _Reading(r"%(?P<pct>[0-9A-Fa-f]{2})"),
-    _Reading(r"%(?P<pct>[0-9A-Fa-f]{2})|\\[uU](?P<uni>[0-9a-fA-F]{4})|\\[xX](?P<byte>[0-9a-fA-F]{2})"),
-)
+_AFTER_REFERENCES = (_Reading(_PERCENT), _Reading(f"{_PERCENT}|{_BACKSLASH}"))
 _REFERENCES_ONLY = _Reading(_REFERENCE)
 _AS_IT_STANDS = _Reading(None)
 
@@ -140,9 +134,6 @@ def _view(text: str, reading: _Reading) -> tuple[str, list[int], list[int]]:
     return "".join(chars), starts, ends
 
 
-_REFERENCES = re.compile(_REFERENCE)
-
-
 def _references_decoded(text: str) -> tuple[str, list[int], list[int]]:
     """``text`` with its HTML character references decoded, with the start and end in ``text`` of each
     character's source: the first of two decodings, for an escape written inside a reference's result
@@ -151,7 +142,7 @@ def _references_decoded(text: str) -> tuple[str, list[int], list[int]]:
     starts: list[int] = []
     ends: list[int] = []
     position = 0
-    for match in _REFERENCES.finditer(text):
+    for match in _REFERENCES_ONLY.escapes.finditer(text):
         start, end = match.span()
         out.append(text[position:start])
         starts.extend(range(position, start))
@@ -229,7 +220,7 @@ class Redactor:
         if "&" in text and ("%" in text or "\\" in text):
             # Two decodings, one after the other: the references, then the other escapes of what they give
             # (percent escapes alone, as a URL in an HTML attribute is read, or with the backslash ones).
-            decoded = _REFERENCES.sub(_unescape, text)
+            decoded = _REFERENCES_ONLY.escapes.sub(_unescape, text)
             found = [reading for reading in _AFTER_REFERENCES
                      if any(sample in reading.quick(decoded) for sample in self.samples)]
             if found:  # where each character came from, read only then
