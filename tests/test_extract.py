@@ -212,7 +212,7 @@ def test_code_blocks_are_fenced_with_the_language_the_page_gives():
 
 
 def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inline():
-    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
     from webtools.plugins.web_fetch.extract.markdown import element_markdown
     from webtools.plugins.web_fetch.extract.page import parse
 
@@ -798,7 +798,7 @@ def test_trafilaturas_links_are_resolved_against_the_page_as_readabilitys_are(hr
     # b/c of /dir/page.html /b/c, a page that may not exist. A link that cannot be resolved loses its address.
     from urllib.parse import urljoin
 
-    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
     from webtools.plugins.web_fetch.extract.page import parse
 
     def resolved(href):
@@ -817,7 +817,7 @@ def test_trafilaturas_links_are_resolved_against_the_page_as_readabilitys_are(hr
 
 
 def test_trafilaturas_relative_links_lead_where_a_browser_goes():
-    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
     from webtools.plugins.web_fetch.extract.page import parse
 
     doc = parse(f'<html><body><article><p>{PROSE} See <a href="plans/wall.html">the plans</a>, '
@@ -832,7 +832,7 @@ def test_trafilaturas_relative_links_lead_where_a_browser_goes():
 def test_trafilaturas_links_to_places_in_the_page_lead_nowhere(base):
     # trafilatura resolves a link against the site's root (https://t.test#notes): a link elsewhere, which
     # the Markdown writer kept and counted. Resolved against the page, it leads nowhere and keeps its text.
-    from webtools.plugins.web_fetch.extract.candidates import trafilatura_article
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
     from webtools.plugins.web_fetch.extract.markdown import element_markdown
     from webtools.plugins.web_fetch.extract.page import parse
 

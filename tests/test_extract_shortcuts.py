@@ -324,7 +324,7 @@ def test_trafilatura_prunes_the_outermost_matches_as_testing_each_ancestor_does(
     from trafilatura.htmlprocessing import prune_unwanted_nodes
     from trafilatura.xpaths import OVERALL_DISCARD_XPATH
 
-    from webtools.plugins.web_fetch.extract.candidates import _prune_unwanted_nodes
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _prune_unwanted_nodes
 
     html = "<html><body><div>" + "".join(pieces) + "</div></body></html>"
     ours, theirs = parse(html), parse(html)
@@ -338,21 +338,22 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     import trafilatura
     from trafilatura import htmlprocessing, main_extractor
 
-    from webtools.plugins.web_fetch.extract import candidates
+    from webtools.plugins.web_fetch.extract import trafilatura_reading
 
-    assert trafilatura.__version__ == candidates.TRAFILATURA_CHECKED  # requirements.txt pins it
+    assert trafilatura.__version__ == trafilatura_reading.TRAFILATURA_CHECKED  # requirements.txt pins it
     calls = []
-    real = candidates._prune_unwanted_nodes
-    monkeypatch.setattr(candidates, "_prune_unwanted_nodes",
+    real = trafilatura_reading._prune_unwanted_nodes
+    monkeypatch.setattr(trafilatura_reading, "_prune_unwanted_nodes",
                         lambda *args, **kw: calls.append(1) or real(*args, **kw))
     html = ("<html><body><nav>Home</nav><article><p>" + "Tides rise and fall twice a day. " * 20
             + "</p></article></body></html>")
-    assert "Tides rise" in etree.tostring(candidates.trafilatura_article(parse(html), "https://t.test/"), encoding=str)
+    article = trafilatura_reading.trafilatura_article(parse(html), "https://t.test/")
+    assert "Tides rise" in etree.tostring(article, encoding=str)
     assert calls  # ours pruned
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
     calls.clear()
     monkeypatch.setattr(trafilatura, "__version__", "9.0")  # another trafilatura: its own code runs
-    candidates.trafilatura_article(parse(html), "https://t.test/")
+    trafilatura_reading.trafilatura_article(parse(html), "https://t.test/")
     assert not calls
 
 

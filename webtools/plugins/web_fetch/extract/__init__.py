@@ -30,7 +30,8 @@ from lxml import etree
 
 from webtools.runtime.budget import Deadline
 
-from .candidates import readability_article, trafilatura_article
+from .candidates import readability_article
+from .trafilatura_reading import trafilatura_article
 from .choice import (
     blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words, text_words,
     with_lead, without_galleries, without_repeats, words,

@@ -1,0 +1,177 @@
+"""trafilatura's candidate for the main content: its fast reading of the page, as HTML for the Markdown
+writer, and the one step of trafilatura done cheaper within our call (``_faster_trafilatura``).
+
+trafilatura walks the page with rules about tags and link density: precise, but it often drops a section of
+the article (a list, a table, a paragraph in an odd container) that readability's candidate
+(``candidates``) keeps; ``choice`` merges the two.
+"""
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import lxml.html
+from lxml import etree
+
+from webtools.net import displayed_urls
+
+from .page import ELEMENT_CLASSES, absolutize
+
+logger = logging.getLogger("webtools.web_fetch")
+
+
+def _html_parser() -> etree.HTMLParser:
+    """lxml.html's parser (its own options) with our element class lookup (see ``page.ELEMENT_CLASSES``),
+    for trafilatura's body parsed again from markup: the Markdown writer walks every element of it.
+    (readability's article gains nothing from it: lxml.html moves it into a parent of its own.)"""
+    parser = lxml.html.HTMLParser()
+    parser.set_element_class_lookup(ELEMENT_CLASSES)
+    return parser
+
+
+#: trafilatura's XML (TEI-like) elements as HTML. ``list`` keeps whether it was ordered (``rend``).
+_TEI_TAGS = {
+    "item": "li", "quote": "blockquote", "lb": "br", "graphic": "img", "ref": "a", "row": "tr",
+}
+#: Where trafilatura's ``code`` of one line is inline code, not a code block (parents already renamed).
+_INLINE_PARENTS = frozenset({
+    "p", "li", "td", "th", "a", "strong", "em", "u", "sub", "sup", "h1", "h2", "h3", "h4", "h5", "h6",
+})
+#: Attributes a code block keeps: the language it declares (see ``markdown.code_language``).
+_CODE_ATTRIBUTES = frozenset({"class", "data-lang", "data-language"})
+_TEI_HI = {"#b": "strong", "#i": "em", "#t": "code", "#u": "u", "#sub": "sub", "#sup": "sup"}
+
+
+def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
+    """trafilatura's extracted body (its XML) as an HTML ``<div>``."""
+    for el in body.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        names = el.keys()  # most of its elements have no attribute: nothing to read or remove
+        rend = (el.get("rend") or "") if names else ""
+        new = tag
+        if tag == "list":
+            new = "ol" if rend == "ol" else "ul"
+        elif tag == "head":
+            new = rend if rend in ("h1", "h2", "h3", "h4", "h5", "h6") else "h3"
+        elif tag == "hi":
+            new = _TEI_HI.get(rend, "em")
+        elif tag == "cell":
+            new = "th" if el.get("role") == "head" else "td"
+        elif tag == "ref":
+            el.set("href", el.get("target") or "")  # kept below: not among the names read
+            new = "a"
+        elif tag == "code":
+            # A block is ``code`` (holding the page's own ``code``, which says its language); one line
+            # within a paragraph, an item or a cell is inline code.
+            parent = el.getparent()
+            parent_tag = parent.tag if parent is not None else ""
+            one_line = "\n" not in "".join(el.itertext()).strip()
+            inline = parent_tag == "pre" or (parent_tag in _INLINE_PARENTS and one_line)
+            new = "code" if inline else "pre"
+        elif tag in _TEI_TAGS:
+            new = _TEI_TAGS[tag]
+        if new != tag:
+            el.tag = new
+        if names:
+            keep = {"href"} if new == "a" else {"src", "alt"} if new == "img" else (
+                _CODE_ATTRIBUTES if new in ("pre", "code") else ())
+            for name in names:
+                if name not in keep:
+                    del el.attrib[name]
+    body.tag = "div"
+    return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
+
+
+#: The trafilatura whose ``prune_unwanted_nodes`` ``_prune_unwanted_nodes`` was written from and is tested
+#: against (tests/test_extract_shortcuts.py); with any other, trafilatura's own runs.
+TRAFILATURA_CHECKED = "2.3.1"
+
+
+def _prune_unwanted_nodes(tree, nodelist, with_backup: bool = False):
+    """trafilatura 2.3.1's ``htmlprocessing.prune_unwanted_nodes``, but for how it tells the outermost of the
+    elements its expressions match: it asked of each match whether any of its ancestors is one, walking
+    every ancestor of every match (a tenth of trafilatura's time on readability's and CleanEval's pages,
+    whose layout tables nest 20 deep); here each element's ancestry is walked once, and what was found is
+    remembered for the elements on the way. The same elements are removed, in the same order."""
+    from trafilatura.htmlprocessing import delete_element
+
+    if not with_backup:
+        for expression in nodelist:
+            for subtree in expression(tree):
+                delete_element(subtree)  # the tail text is preserved
+        return tree
+    matches = dict.fromkeys(elem for expression in nodelist for elem in expression(tree))
+    within: dict = {}  # an element -> whether it or one of its ancestors is a match
+
+    def under_a_match(node) -> bool:
+        path = []
+        found = False
+        while node is not None:
+            known = within.get(node)
+            if known is not None:
+                found = known
+                break
+            if node in matches:
+                found = True
+                break
+            path.append(node)
+            node = node.getparent()
+        within.update(dict.fromkeys(path, found))
+        return found
+
+    outer = [elem for elem in matches if not under_a_match(elem.getparent())]
+    # As trafilatura: nothing is pruned when that would remove too much of the text.
+    old_len = len(tree.text_content())
+    if old_len - sum(len(elem.text_content()) for elem in outer) > old_len / 7:
+        for elem in outer:
+            delete_element(elem)
+    return tree
+
+
+@contextmanager
+def _faster_trafilatura() -> Iterator[None]:
+    """Within it, trafilatura's main extractor prunes with ``_prune_unwanted_nodes`` (its version checked:
+    ``TRAFILATURA_CHECKED``); after it, with trafilatura's own again. Only for our own call: trafilatura
+    run elsewhere in the process (the benchmark's peer) stays as installed. Extractions in other threads
+    meanwhile may run either one: they give the same result."""
+    import trafilatura
+    from trafilatura import htmlprocessing, main_extractor
+
+    if trafilatura.__version__ != TRAFILATURA_CHECKED:
+        yield
+        return
+    main_extractor.prune_unwanted_nodes = _prune_unwanted_nodes
+    try:
+        yield
+    finally:
+        main_extractor.prune_unwanted_nodes = htmlprocessing.prune_unwanted_nodes  # the one it imported
+
+
+def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True) -> lxml.html.HtmlElement | None:
+    """trafilatura's main text (its fast mode: readability and jusText, its own fallbacks, are what the
+    other candidate and the merge do), links absolute against ``base``; None when it finds nothing."""
+    from trafilatura import bare_extraction
+
+    try:
+        # output_format="xml": the body only. The default ("python") also writes it out as text, a
+        # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: the
+        # links are resolved below, only those it keeps (resolving every link of the page was a sixth of its time).
+        with _faster_trafilatura():
+            result = bare_extraction(
+                doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
+                include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
+            )
+    except Exception:  # trafilatura guards itself, but a candidate must never break extraction
+        logger.debug("trafilatura failed on %s", displayed_urls(str(base)), exc_info=True)
+        return None
+    if result is None or result.body is None or not len(result.body):
+        return None
+    article = tei_to_html(result.body)
+    # As readability's candidate is, and as a browser does: against the page's address (its folder),
+    # not against the site's root as trafilatura resolves them (``b/c`` of /dir/page.html is /dir/b/c,
+    # not /b/c; ``#notes`` is a place in this page, not https://site#notes).
+    absolutize(article, base)
+    return article
