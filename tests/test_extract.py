@@ -126,6 +126,83 @@ def test_a_page_streamed_into_a_hidden_element_keeps_its_text():
     assert "HIDDEN_NOTE" not in text
 
 
+def _streamed_service_page(sections: int) -> str:
+    """A page as React's streaming server rendering sends it: the shell with a placeholder (a Suspense
+    boundary's ``<template id="B:0">``) and a loading skeleton, then, at the end of the body, each part in a
+    hidden ``<div id="S:n">`` that the page's script (``$RC``) moves into place. The first part holds the
+    placeholder of the second (``P:1``)."""
+    parts = "".join(f"<section><h2>Service {n}</h2><p>We plan, build and run STREAMED_{n} for teams of every "
+                    f"size, with support around the clock and prices agreed up front.</p></section>"
+                    for n in range(sections))
+    return ("<html><body><header><a href='/'>Home</a></header><main><h1>Cloud hosting that scales</h1>"
+            "<template id='B:0'></template><div class='skeleton'></div>"
+            "<p>Trusted by four million builders.</p></main><footer>FOOTER_NOTE</footer>"
+            f"<div hidden id='S:0'><div class='grid'>{parts}</div><template id='P:1'></template></div>"
+            "<div hidden id='S:1'><p>LATE_PART: every plan includes backups, previews and rollbacks, kept for "
+            "thirty days.</p></div>"
+            "<script>$RC('B:0','S:0');$RS('S:1','P:1')</script></body></html>")
+
+
+def test_a_page_streamed_by_react_reads_its_parts_where_its_script_puts_them():
+    # Each hidden part is below the share of the page that keeps a hidden element; without being moved into
+    # place they were dropped, and the page read as its banner.
+    text = extract(_streamed_service_page(4), "https://cloud.test/").text
+    assert all(f"STREAMED_{n}" in text for n in range(4)) and "LATE_PART" in text
+    # In the browser's order: the parts where their placeholders are, before what follows them.
+    assert text.index("Cloud hosting") < text.index("STREAMED_0") < text.index("STREAMED_3") \
+        < text.index("LATE_PART") < text.index("Trusted by")
+
+
+def test_streamed_parts_are_moved_into_their_placeholders_in_the_tree():
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    doc = parse(_streamed_service_page(2))
+    assert not doc.xpath("//template") and not doc.xpath("//*[@hidden]")
+    main = doc.find(".//main")
+    assert [el.tag for el in main] == ["h1", "div", "p", "div", "p"]  # grid, late part, skeleton, trusted
+    assert "STREAMED_1" in main[1].text_content() and "LATE_PART" in main[2].text_content()
+    assert doc.find(".//footer").tail is None and doc.find(".//script") is not None
+
+
+def test_a_placeholder_without_its_part_and_a_part_without_its_placeholder_stay():
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    html = ("<html><body><p>Before<template id='B:7'></template>after</p>"
+            "<div hidden id='S:2'><p>ORPHAN_PART</p></div></body></html>")
+    doc = parse(html)
+    assert doc.find(".//template").get("id") == "B:7" and doc.find(".//template").tail == "after"
+    assert doc.xpath("//div[@hidden]")[0].get("id") == "S:2"
+    # Markup no script writes, a part within its own placeholder or the reverse, is left as it is.
+    for inner in ("<div hidden id='S:1'><div><template id='P:1'></template></div><p>KEPT_1</p></div>",
+                  "<div hidden id='S:1'><template id='B:1'></template>KEPT_1</div>",
+                  "<template id='B:1'><div hidden id='S:1'><p>KEPT_1</p></div></template>"):
+        assert "KEPT_1" in parse(f"<html><body>{inner}</body></html>").text_content()
+
+
+_STREAM_PIECES = st.sampled_from([
+    "<div>", "</div>", "<p>", "</p>", "<span>", "</span>", "<template id='B:1'></template>",
+    "<template id='P:2'></template>", "<template id='B:a'>", "</template>", "<div hidden id='S:1'>",
+    "<div hidden id='S:2'>", "<div hidden id='S:a'>", "<div id='S:2'>", "alpha", "beta", "gamma ",
+])
+
+
+@given(st.lists(_STREAM_PIECES, max_size=30))
+@settings(max_examples=300, deadline=None)
+def test_placing_streamed_parts_never_raises_and_keeps_all_text_outside_templates(pieces):
+    import lxml.html
+
+    from webtools.plugins.web_fetch.extract.page import place_streamed_segments
+
+    def outside_templates(doc):
+        # Characters, not words: a part moved beside a text runs into it, as it does in the browser.
+        return sorted("".join("".join(doc.xpath("//body//text()[not(ancestor::template)]")).split()))
+
+    doc = lxml.html.document_fromstring("<html><body>" + "".join(pieces) + "</body></html>")
+    before = outside_templates(doc)
+    place_streamed_segments(doc)
+    assert outside_templates(doc) == before
+
+
 def test_charset_from_header_wins_then_meta_then_utf8():
     body = "<html><head><meta charset='windows-1251'></head><body>Привет</body></html>".encode("cp1251")
     assert "Привет" in decode(body, None, html=True)

@@ -99,6 +99,7 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
     except (etree.ParserError, ValueError):
         return None
     _gather_body(doc)
+    place_streamed_segments(doc)
     return doc
 
 
@@ -117,6 +118,50 @@ def _gather_body(doc: lxml.html.HtmlElement) -> None:
     body.tail = None
     for element in following:
         body.append(element)
+
+
+#: React's streaming server rendering (React 18 and later: Next.js's app router, Remix ...): a placeholder
+#: ``<template id="B:1">`` (a Suspense boundary's) or ``<template id="P:1">`` (a segment's) where content
+#: goes, the content itself sent later in a hidden ``<div id="S:1">``, ids in hexadecimal.
+_STREAM_PLACEHOLDER = re.compile(r"[BP]:([0-9a-f]+)")
+_STREAM_SEGMENT = re.compile(r"S:[0-9a-f]+")
+
+
+def place_streamed_segments(doc: lxml.html.HtmlElement) -> None:
+    """Put the content of a page streamed by React's server rendering where the browser shows it. The
+    server sends a page's slower parts last, each in a hidden ``<div id="S:n">`` at the end of the body,
+    and a script of the page (React's ``$RC``, ``$RS``) moves its content into its placeholder
+    ``<template id="B:n">`` or ``<template id="P:n">`` (see ``_STREAM_PLACEHOLDER``). Read without the
+    script, the content was hidden, cut into small parts below the share that keeps a hidden element (see
+    ``drop_hidden``) and out of its place: a service page kept only its banner. A segment may hold the
+    placeholder of another; each moves once. A placeholder without its segment stays as it is."""
+    placeholders = [(template, match.group(1)) for template in doc.iter("template")
+                    if (match := _STREAM_PLACEHOLDER.fullmatch(template.get("id") or ""))]
+    if not placeholders:
+        return
+    segments = {element.get("id"): element for element in doc.iter("div")
+                if element.get("hidden") is not None and _STREAM_SEGMENT.fullmatch(element.get("id") or "")}
+    for template, number in placeholders:
+        segment = segments.pop(f"S:{number}", None)
+        if segment is None or template.getparent() is None or segment.getparent() is None:
+            continue
+        # What is within a <template> is not in the page (a script does not find it), and markup no script
+        # writes, a part within its own placeholder, is left as it is.
+        if next(template.iterancestors("template"), None) is not None \
+                or next(segment.iterancestors("template"), None) is not None \
+                or any(ancestor is segment for ancestor in template.iterancestors()):
+            continue
+        if segment.text:
+            previous = template.getprevious()
+            if previous is not None:
+                previous.tail = (previous.tail or "") + segment.text
+            else:
+                parent = template.getparent()
+                parent.text = (parent.text or "") + segment.text
+        for child in list(segment):
+            template.addprevious(child)  # with its tail
+        template.drop_tree()  # its tail stays
+        segment.drop_tree()
 
 
 def words(text: str) -> int:
