@@ -192,6 +192,32 @@ def _plain_signature(element) -> tuple:
     return element.tag, tuple(sorted(c for c in classes if c not in ("active", "first", "last", "odd", "even")))
 
 
+def _plain_outside(container, body):
+    """``forum._outside`` before its shortcut: each element's ancestors walked to tell whether it is in
+    ``body``."""
+    inside = []
+    for element in container.iter():
+        if element is body or not isinstance(element.tag, str):
+            continue
+        if any(a is body for a in element.iterancestors()):
+            inside.append(element)
+            continue
+        yield element
+    yield from inside
+
+
+@given(PAGES, st.integers(min_value=0, max_value=60), st.integers(min_value=0, max_value=3))
+@settings(max_examples=300, deadline=None)
+def test_the_elements_around_a_post_are_those_found_by_walking_each_ones_ancestors(html, pick, up):
+    doc = parse(html)
+    elements = [el for el in doc.iter() if isinstance(el.tag, str)]
+    body = elements[pick % len(elements)]
+    container = body
+    for _ in range(up):  # the container is the body or one of its ancestors
+        container = container.getparent() if container.getparent() is not None else container
+    assert list(forum._outside(container, body)) == list(_plain_outside(container, body))
+
+
 @given(PAGES)
 @settings(max_examples=300, deadline=None)
 def test_cards_are_grouped_by_the_signature_read_afresh_for_each(html):
