@@ -509,6 +509,19 @@ def test_a_products_dialogs_are_left_out_of_its_text():
     assert "DIALOG_TEXT" not in result.text
 
 
+def test_a_products_fine_print_is_left_out_of_its_text():
+    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+    notes = ('<div class="page-disclaimer"><p>FINE_PRINT Grip measured by the maker on wet granite at 10 °C; results '
+             "on other rock and in other weather may differ, as may the life of the sole.</p></div>"
+             '<p id="financing-disclaimer">FINE_PRINT Financing is offered to qualified buyers, subject to credit '
+             "approval, at rates from 0% to 36% APR over twelve months.</p><footer>")
+    page = PRODUCT.replace("{story}", STORY + care).replace("<footer>", notes)
+    result = extract(page, "https://shoes.test/x2")
+    assert "STORY_TEXT" in result.text and "Wash the X2" in result.text
+    assert "FINE_PRINT" not in result.text
+
+
 def test_a_products_text_that_is_only_reviews_is_kept():
     from webtools.plugins.web_fetch.extract.choice import words
     from webtools.plugins.web_fetch.extract.product import without_asides
