@@ -172,6 +172,10 @@ def test_a_placeholder_without_its_part_and_a_part_without_its_placeholder_stay(
     doc = parse(html)
     assert doc.find(".//template").get("id") == "B:7" and doc.find(".//template").tail == "after"
     assert doc.xpath("//div[@hidden]")[0].get("id") == "S:2"
+    # Two parts of one id: the first is the one a script finds.
+    doc = parse("<html><body><template id='B:1'></template><div hidden id='S:1'><p>FIRST</p></div>"
+                "<div hidden id='S:1'><p>SECOND</p></div></body></html>")
+    assert [el.get("id") for el in doc.iter("div")] == ["S:1"] and doc.find(".//p").text == "FIRST"
     # Markup no script writes, a part within its own placeholder or the reverse, is left as it is.
     for inner in ("<div hidden id='S:1'><div><template id='P:1'></template></div><p>KEPT_1</p></div>",
                   "<div hidden id='S:1'><template id='B:1'></template>KEPT_1</div>",

@@ -139,8 +139,10 @@ def place_streamed_segments(doc: lxml.html.HtmlElement) -> None:
                     if (match := _STREAM_PLACEHOLDER.fullmatch(template.get("id") or ""))]
     if not placeholders:
         return
-    segments = {element.get("id"): element for element in doc.iter("div")
-                if element.get("hidden") is not None and _STREAM_SEGMENT.fullmatch(element.get("id") or "")}
+    segments: dict[str, lxml.html.HtmlElement] = {}
+    for element in doc.iter("div"):
+        if element.get("hidden") is not None and _STREAM_SEGMENT.fullmatch(element.get("id") or ""):
+            segments.setdefault(element.get("id"), element)  # the first of an id, as a script finds it
     for template, number in placeholders:
         segment = segments.pop(f"S:{number}", None)
         if segment is None or template.getparent() is None or segment.getparent() is None:
