@@ -176,7 +176,7 @@ def _plain_bodies(doc) -> list:
     named = [el for el in doc.xpath("//body//*[@class or @id or @data-role]")
              if forum._BODY_CLASS.search(el.get("class") or "") or forum._BODY_ID.match(el.get("id") or "")
              or el.get("data-role") == "commentContent"]
-    named = forum._outermost(named)
+    named = forum._innermost(named)
     return named if len(named) >= forum.MIN_POSTS else marked
 
 

@@ -74,6 +74,36 @@ def test_a_forum_without_microdata_is_read_by_its_post_bodies():
     assert "reefer" in result.text and "sumpguy" in result.text
 
 
+def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():
+    # Each post's name and date are plain text in a box before its body: they are its byline.
+    posts = "".join(f'<div class="reply" id="{n}"><div class="font-bold">member{n} · <span>03/03/2026 19:{n}0</span>'
+                    f'</div><div class="post-body"><p>Bake the bread at a lower heat for longer POST_{n}, and keep '
+                    f"the lid on for the first twenty minutes so the crust stays soft.</p></div></div>"
+                    for n in range(1, 5))
+    page = (f"<html><head><title>Soft crust? - Baking talk</title></head><body><nav><a href='/'>Talk</a></nav>"
+            f"<h1>Soft crust?</h1>{posts}</body></html>")
+    result = extract(page, "https://talk.test/t/soft-crust")
+    assert result.type == "forum"
+    for n in range(1, 5):
+        assert f"member{n} · 03/03/2026 19:{n}0\n\nBake the bread at a lower heat for longer POST_{n}" \
+            in result.text
+
+
+def test_a_posts_message_within_the_frame_that_shows_its_authors_profile_is_the_post():
+    # FluxBB's post: its frame ("postbody") holds the author's profile and the message ("postmsg").
+    posts = "".join(f"""<div class="blockpost"><h2><span>#{n} <a href="/p/{n}">2024-08-0{n} 10:59:47</a></span></h2>
+<div class="postbody"><div class="postleft"><dl><dt><strong class="username">member{n}</strong></dt>
+<dd>Registered: 2020-01-0{n}</dd><dd>Posts: {n}00 PROFILE_{n}</dd></dl></div>
+<div class="postright"><div class="postmsg"><p>Use the lighter theme and turn the sidebar off MESSAGE_{n}, the page then
+fits a phone's screen without scrolling sideways.</p></div></div></div></div>""" for n in range(1, 5))
+    page = (f"<html><head><title>Forum themes - Board</title></head><body><h1>Forum themes</h1>{posts}"
+            "</body></html>")
+    result = extract(page, "https://board.test/viewtopic.php?id=7")
+    assert result.type == "forum"
+    assert all(f"MESSAGE_{n}" in result.text and f"**member{n}**" in result.text for n in range(1, 5))
+    assert "PROFILE_" not in result.text and "Registered" not in result.text
+
+
 def test_comments_under_an_article_leave_it_an_article():
     article = f"""<html><head><title>Growing tomatoes on a balcony</title>
 <script type="application/ld+json">{{"@context": "https://schema.org", "@type": "BlogPosting",

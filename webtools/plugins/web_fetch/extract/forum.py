@@ -7,11 +7,13 @@ longest): the replies were lost. A thread's posts are found by what marks them:
    vBulletin 5, Invision): a post's text is ``itemprop="text"`` (or ``articleBody``) inside an item of
    type ``Question``, ``Answer``, ``Comment``, ``DiscussionForumPosting`` or ``SocialMediaPosting``;
 2. else the class or id names of the post bodies of common forum software (phpBB's ``postbody``,
-   vBulletin's ``post_message_N``, XenForo's ``bbWrapper``, Discourse's ``cooked``, ...).
+   vBulletin's ``post_message_N``, XenForo's ``bbWrapper``, Discourse's ``cooked``, ...), the innermost where they
+   nest (FluxBB's ``postmsg`` within its ``postbody``, which shows the author's profile too).
 
 A post's *container* is the largest element around its body that holds no other post; its author and date
 are read there, outside the body (microdata ``author``/``datePublished``, ``<time datetime>``, class names
-such as ``username`` or ``post-date``).
+such as ``username`` or ``post-date``), else the short text before the body is the post's byline as the page
+shows it (see ``MAX_HEADING_WORDS``).
 """
 from __future__ import annotations
 
@@ -31,7 +33,7 @@ _BODY_PROPS = frozenset({"text", "articleBody"})
 #: Class names of post bodies in common forum software.
 _BODY_CLASS = re.compile(
     r"(?:^|\s)(?:bbWrapper|cooked|postbody|post_body|post-body|postcontent|post-content|post_content|"
-    r"post-message|messageText|message-body|message-content|js-post-body|post-text|posttext|"
+    r"post-message|postmsg|messageText|message-body|message-content|js-post-body|post-text|posttext|"
     r"reply-content|topic-content)(?:\s|$)", re.IGNORECASE)
 _BODY_ID = re.compile(r"^(?:post_message_|post-content-|postmessage_|message-)\d+$", re.IGNORECASE)
 _AUTHOR_CLASS = re.compile(
@@ -44,6 +46,10 @@ MAX_AUTHOR_WORDS = 5
 MAX_DATE_WORDS = 8
 #: A thread needs this many posts to be read as one.
 MIN_POSTS = 2
+#: A post whose author and date no markup names shows them as the short text before its body in its
+#: container ("keepingsanity · 03/03/2026 19:49", "#2 2024-08-03 14:22:38"): at most this many words, one of
+#: them with a digit (a date, a post's number; a title before an excerpt has none).
+MAX_HEADING_WORDS = 8
 
 
 @dataclass
@@ -51,6 +57,8 @@ class Post:
     body: etree._Element
     author: str | None = None
     date: str | None = None
+    #: The text before the body, as the page shows it, when neither author nor date is marked.
+    heading: str | None = None
 
 
 def _is_body_prop(element) -> bool:
@@ -71,6 +79,13 @@ def _outermost(elements: list) -> list:
     return [el for el in elements if not any(a in chosen for a in el.iterancestors())]
 
 
+def _innermost(elements: list) -> list:
+    """The elements that hold none of the others: a post's message within the frame that shows its
+    author's profile beside it (FluxBB's ``postmsg`` within its ``postbody``)."""
+    holding = {a for el in elements for a in el.iterancestors()}
+    return [el for el in elements if el not in holding]
+
+
 def _bodies(doc) -> list:
     marked = [el for el in doc.xpath("//body//*[@itemprop]") if _is_body_prop(el) and _post_scope(el) is not None]
     marked = _outermost(marked)
@@ -85,7 +100,7 @@ def _bodies(doc) -> list:
         if body_class[classes] or _BODY_ID.match(el.get("id") or "") \
                 or el.get("data-role") == "commentContent":  # Invision Community
             named.append(el)
-    named = _outermost(named)
+    named = _innermost(named)
     return named if len(named) >= MIN_POSTS else marked
 
 
@@ -165,6 +180,32 @@ def _date(container, body) -> str | None:
     return None
 
 
+def _heading(container, body) -> str | None:
+    """The text ``container`` shows before ``body`` (scripts and styles left out) when it is a post's
+    author and date: ``MAX_HEADING_WORDS`` at most, a digit among them. Else None."""
+    parts: list[str] = []
+
+    def before(element) -> bool:  # collects the text up to ``body``; True once it is reached
+        if element is body:
+            return True
+        if not isinstance(element.tag, str) or element.tag in ("script", "style", "template"):
+            return False
+        parts.append(element.text or "")
+        for child in element:
+            if before(child):
+                return True
+            parts.append(child.tail or "")
+            if len(" ".join(parts).split()) > MAX_HEADING_WORDS:
+                return True
+        return False
+
+    before(container)
+    found = " ".join(" ".join(parts).split())
+    if not found or len(found.split()) > MAX_HEADING_WORDS or not re.search(r"\d", found):
+        return None
+    return found
+
+
 def thread_posts(doc) -> list[Post]:
     """The posts of a thread on the (uncleaned) page, in page order; [] when it shows fewer than
     ``MIN_POSTS`` (microdata or known class names), or when fewer than half of them show an author or a
@@ -174,8 +215,11 @@ def thread_posts(doc) -> list[Post]:
         return []
     posts = []
     for body, container in zip(bodies, _containers(bodies)):
-        posts.append(Post(body, _author(container, body), _date(container, body)))
-    if 2 * sum(1 for p in posts if p.author or p.date) < len(posts):
+        post = Post(body, _author(container, body), _date(container, body))
+        if not post.author and not post.date:
+            post.heading = _heading(container, body)
+        posts.append(post)
+    if 2 * sum(1 for p in posts if p.author or p.date or p.heading) < len(posts):
         return []
     return posts
 
@@ -196,7 +240,10 @@ def post_element(post: Post):
 
 
 def byline(post: Post) -> str:
-    """``**author** · date`` (either part alone when the other is missing), or ""."""
+    """``**author** · date`` (either part alone when the other is missing), else the post's heading as the
+    page shows it, or ""."""
+    if not post.author and not post.date:
+        return post.heading or ""
     parts = [f"**{post.author}**" if post.author else "", post.date or ""]
     return " · ".join(p for p in parts if p)
 
