@@ -361,8 +361,11 @@ def test_trafilatura_prunes_the_outermost_matches_as_testing_each_ancestor_does(
 
 
 def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_checked(monkeypatch):
+    import sys
+
     import trafilatura
-    from trafilatura import htmlprocessing, main_extractor
+    from trafilatura import core, htmlprocessing, main_extractor, xpaths
+    from trafilatura import settings as trafilatura_settings
 
     from webtools.plugins.web_fetch.extract import trafilatura_reading
 
@@ -377,6 +380,9 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert "Tides rise" in etree.tostring(article, encoding=str)
     assert calls  # ours pruned
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
+    assert core.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
+    assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
+    assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
     calls.clear()
     monkeypatch.setattr(trafilatura, "__version__", "9.0")  # another trafilatura: its own code runs
     trafilatura_reading.trafilatura_article(parse(html), "https://t.test/")
@@ -402,3 +408,43 @@ def test_extractions_in_threads_give_what_each_gives_alone_and_leave_trafilatura
         together = list(pool.map(lambda item: extract(item[1], f"https://t.test/{item[0]}"), enumerate(pages)))
     assert together == alone
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
+
+
+# Elements with the attributes trafilatura's expressions test, in either order, with values that they match
+# (navigation, comments, hidden, cookie banners, the article's container) and values that they do not.
+_ATTRIBUTE_VALUES = st.sampled_from([
+    "", "x", "hidden", "nav", "main-nav", "comments-title", "reply-1", "cookie-banner", "CookieBanner", "post",
+    "entry", "content-main", "main", "story", "FullText", "disqus_thread", "comments", "mvp-post-add-box",
+    "infinite-scroll", "share-buttons", "teaser", "display:none", "akismet", "message", "article-body", "footer",
+])
+_TAGGED = st.tuples(
+    st.sampled_from(["div", "section", "article", "main", "p", "span", "list", "item", "ul", "aside"]),
+    st.lists(st.tuples(st.sampled_from(["id", "class", "style", "role", "aria-hidden"]), _ATTRIBUTE_VALUES),
+             max_size=3),
+    st.sampled_from(["", "words", "<h1>Title</h1>"]),
+)
+
+
+def _tagged_page(elements) -> str:
+    parts = []
+    for tag, attributes, inner in elements:
+        written = " ".join(f'{name}="{value}"' for name, value in dict(attributes).items())
+        parts.append(f"<{tag} {written}>{inner}" if len(parts) % 3 else f"<{tag} {written}>{inner}</{tag}>")
+    return "<html><body><div>" + "".join(parts) + "</div></body></html>"
+
+
+@given(st.lists(_TAGGED, max_size=25))
+@example([("div", [("class", "x"), ("id", "hidden")], "words"), ("section", [("id", "x"), ("class", "nav")], "")])
+@settings(max_examples=300, deadline=None)
+def test_trafilatura_expressions_guarded_find_what_they_find(elements):
+    from trafilatura import settings as trafilatura_settings
+    from trafilatura import xpaths
+
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _guarded
+
+    doc = parse(_tagged_page(elements))
+    expressions = [trafilatura_settings.BASIC_CLEAN_XPATH, *xpaths.BODY_XPATH, *xpaths.OVERALL_DISCARD_XPATH,
+                   *xpaths.RAW_TREE_PRUNE_XPATH, *xpaths.REMOVE_COMMENTS_AND_LISTS_XPATH,
+                   *xpaths.REMOVE_COMMENTS_XPATH, *xpaths.TEASER_DISCARD_XPATH, *xpaths.COMMENTS_DISCARD_XPATH]
+    for expression in expressions:
+        assert _guarded(expression)(doc) == expression(doc), expression.path
