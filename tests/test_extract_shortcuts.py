@@ -381,6 +381,7 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert calls  # ours pruned
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
     assert core.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
+    assert core._prepare_tree is not trafilatura_reading._prepare_tree
     assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
     assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
     calls.clear()
@@ -448,3 +449,30 @@ def test_trafilatura_expressions_guarded_find_what_they_find(elements):
                    *xpaths.REMOVE_COMMENTS_XPATH, *xpaths.TEASER_DISCARD_XPATH, *xpaths.COMMENTS_DISCARD_XPATH]
     for expression in expressions:
         assert _guarded(expression)(doc) == expression(doc), expression.path
+
+
+def _plain_prepare_tree(tree, options, url):
+    """trafilatura 2.3.1's ``core._prepare_tree``: the cleaned page copied whatever the mode."""
+    from trafilatura import core
+
+    cleaned = core.tree_cleaning(copy.copy(tree), options)
+    backup = copy.copy(cleaned)
+    return core.convert_tags(cleaned, options, url), backup
+
+
+@given(st.lists(_TAGGED | _PIECES.map(lambda piece: ("", [], piece)), max_size=30), st.booleans())
+@settings(max_examples=100, deadline=None)
+def test_trafilatura_reads_a_page_without_the_copy_it_never_reads_as_with_it(elements, fast):
+    from webtools.plugins.web_fetch.extract import trafilatura_reading
+
+    html = _tagged_page([element for element in elements if element[0]]).replace(
+        "</div></body>", "".join(element[2] for element in elements if not element[0]) + "</div></body>")
+    html = html.replace("<div>", "<div>" + "<p>Tides rise and fall twice a day along the coast.</p>" * 3, 1)
+    ours = trafilatura_reading.trafilatura_article(parse(html), "https://t.test/", fast=fast)
+    real = trafilatura_reading._prepare_tree
+    try:
+        trafilatura_reading._prepare_tree = _plain_prepare_tree
+        plain = trafilatura_reading.trafilatura_article(parse(html), "https://t.test/", fast=fast)
+    finally:
+        trafilatura_reading._prepare_tree = real
+    assert (ours is None and plain is None) or etree.tostring(ours) == etree.tostring(plain)
