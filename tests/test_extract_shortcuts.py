@@ -476,3 +476,41 @@ def test_trafilatura_reads_a_page_without_the_copy_it_never_reads_as_with_it(ele
     finally:
         trafilatura_reading._prepare_tree = real
     assert (ours is None and plain is None) or etree.tostring(ours) == etree.tostring(plain)
+
+
+def _plain_absolutize(element, base) -> None:
+    """``absolutize``'s links before the shortcut: each one resolved afresh (images' lazy addresses aside)."""
+    from urllib.parse import urljoin
+
+    for el in element.iter("a", "img"):
+        attr = page.LINK_ATTRIBUTES[el.tag]
+        link = el.get(attr)
+        if link is None:
+            continue
+        try:
+            new = urljoin(base, link.strip())
+        except ValueError:
+            del el.attrib[attr]
+            continue
+        if new != link:
+            el.set(attr, new)
+
+
+_LINKS = st.lists(st.sampled_from(["a", "../b", "/c", " d ", "#e", "http://[x", "https://t.test/f", "", "?g", "//h/i"]),
+                  max_size=8)
+
+
+@given(_LINKS, st.sampled_from(["https://t.test/dir/page", "https://u.test/", "http://[bad"]))
+@settings(max_examples=200, deadline=None)
+def test_links_resolved_once_per_extraction_are_the_links_resolved_each_time(links, other_base):
+    html = "<html><body>" + "".join(
+        f'<div><a href="{link}">x</a><img src="{link}"></div>' for link in links) + "</body></html>"
+    ours, plain = parse(html), parse(html)
+    with page.remembering_links():
+        for n, (mine, reference) in enumerate(zip(ours.iter("div"), plain.iter("div"))):
+            base = "https://t.test/dir/page" if n % 2 else other_base
+            page.absolutize(mine, base)
+            page.absolutize(mine, base)  # again, as an extraction does to its lead region
+            _plain_absolutize(reference, base)
+            _plain_absolutize(reference, base)
+    assert etree.tostring(ours) == etree.tostring(plain)

@@ -46,7 +46,9 @@ from .pagetype import (
     service_sections,
 )
 from .product import aside_words, product_item, product_markdown, without_asides, without_rails
-from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse
+from .page import (
+    BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse, remembering_links,
+)
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
 
@@ -299,7 +301,8 @@ def extract(
     ``deadline`` is the call's reading budget: extraction checks it between its stages and raises
     ``ReadingTooLong`` (or ``ToolCancelled``) when it has run out.
     """
-    with remembering_words():  # each text's words read once, and forgotten with the page
+    # Each text's words read once, each link resolved once, and forgotten with the page.
+    with remembering_words(), remembering_links():
         return _extract(html, url, include_image_urls, deadline or Deadline.never())
 
 

@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from itertools import chain
 from urllib.parse import urljoin
 
@@ -431,6 +433,34 @@ def base_url(doc: lxml.html.HtmlElement, url: str) -> str:
     return url
 
 
+#: The links resolved within one extraction (``remembering_links``): (base, link) to the absolute link.
+_JOINED: ContextVar[dict[tuple[str, str], str | None] | None] = ContextVar("joined_links", default=None)
+
+
+@contextmanager
+def remembering_links() -> Iterator[None]:
+    """Within it, ``absolutize`` remembers the links it resolved, and forgets them at the end (as
+    ``choice.remembering_words`` does: nothing of a page is kept past its extraction). An extraction makes
+    the same links absolute in both candidates, in the article's lead region and at times in the whole page:
+    ``urljoin`` ran 4765 times instead of 8136 on readability's 130 pages, two thirds of its time."""
+    token = _JOINED.set({})
+    try:
+        yield
+    finally:
+        _JOINED.reset(token)
+
+
+def _joined(base: str, link: str, joined: dict) -> str | None:
+    """``link`` resolved against ``base``, None when it cannot be; remembered in ``joined``."""
+    key = (base, link)
+    if key not in joined:
+        try:
+            joined[key] = urljoin(base, link)
+        except ValueError:
+            joined[key] = None
+    return joined[key]
+
+
 #: The links the Markdown writer reads: a link's target and an image's address.
 LINK_ATTRIBUTES = {"a": "href", "img": "src"}
 
@@ -444,19 +474,14 @@ def absolutize(element: lxml.html.HtmlElement, base: str) -> None:
     Markdown writer reads are rewritten, as lxml's ``make_links_absolute`` (``handle_failures="discard"``)
     would: that one also visits every element for a dozen other attributes and the URLs in styles,
     and was a third of the time of a 5 MB page."""
-    joined: dict[str, str | None] = {}
+    joined = _JOINED.get()
+    joined = {} if joined is None else joined
     for el in element.iter(*LINK_ATTRIBUTES):
         attr = LINK_ATTRIBUTES[el.tag]
         link = el.get(attr)
         if link is None:
             continue
-        stripped = link.strip()
-        if stripped not in joined:
-            try:
-                joined[stripped] = urljoin(base, stripped)
-            except ValueError:
-                joined[stripped] = None
-        new = joined[stripped]
+        new = _joined(base, link.strip(), joined)
         if new is None:
             del el.attrib[attr]
         elif new != link:
