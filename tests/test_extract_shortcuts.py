@@ -417,10 +417,12 @@ _ATTRIBUTE_VALUES = st.sampled_from([
     "", "x", "hidden", "nav", "main-nav", "comments-title", "reply-1", "cookie-banner", "CookieBanner", "post",
     "entry", "content-main", "main", "story", "FullText", "disqus_thread", "comments", "mvp-post-add-box",
     "infinite-scroll", "share-buttons", "teaser", "display:none", "akismet", "message", "article-body", "footer",
+    "MostPopularStories",
 ])
 _TAGGED = st.tuples(
     st.sampled_from(["div", "section", "article", "main", "p", "span", "list", "item", "ul", "aside"]),
-    st.lists(st.tuples(st.sampled_from(["id", "class", "style", "role", "aria-hidden"]), _ATTRIBUTE_VALUES),
+    st.lists(st.tuples(st.sampled_from(["id", "class", "style", "role", "aria-hidden", "data-component",
+                                        "data-lp-replacement-content"]), _ATTRIBUTE_VALUES),
              max_size=3),
     st.sampled_from(["", "words", "<h1>Title</h1>"]),
 )
@@ -514,3 +516,17 @@ def test_links_resolved_once_per_extraction_are_the_links_resolved_each_time(lin
             _plain_absolutize(reference, base)
             _plain_absolutize(reference, base)
     assert etree.tostring(ours) == etree.tostring(plain)
+
+
+@given(st.lists(_TAGGED, max_size=25))
+@example([("div", [("class", "x"), ("id", "cookie")], "words"), ("span", [("id", "x"), ("class", "cookie")], ""),
+          ("p", [("role", "Navigation")], "")])
+@settings(max_examples=300, deadline=None)
+def test_trafilatura_discard_expression_read_in_python_finds_what_it_finds(elements):
+    from trafilatura import xpaths
+
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _discarded
+
+    doc = parse(_tagged_page(elements))
+    expression = xpaths.OVERALL_DISCARD_XPATH[0]
+    assert _discarded(expression)(doc) == expression(doc)
