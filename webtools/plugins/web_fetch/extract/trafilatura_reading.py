@@ -119,7 +119,7 @@ _TRAFILATURA_OWN: dict = {}
 
 
 #: trafilatura 2.3.1's first discard expression (``OVERALL_DISCARD_XPATH[0]``: navigation, sharing, ads,
-#: consent banners ...), its three patterns left out; ``_discarded`` reads it in Python.
+#: consent banners ...), its three patterns left out: ``_discarded`` reads it in Python.
 _DISCARD_EXPRESSION = """
         .//*[self::div or self::item or self::list or self::p or self::section or self::span][
         @data-lp-replacement-content or
@@ -132,35 +132,74 @@ _DISCARD_EXPRESSION = """
 _DISCARD_TAGS = ("div", "item", "list", "p", "section", "span")
 
 
+#: Its second (``OVERALL_DISCARD_XPATH[1]``: hidden elements, comments' titles and replies, messages),
+#: likewise.
+_HIDDEN_EXPRESSION = """
+        .//*[@class='comments-title' or
+        starts-with(@id|@class, 'reply-') or
+        re:test(@id|@style, '{}') or
+        contains(@style, 'display:none') or contains(@style, 'display: none') or
+        re:test(@id, '{}') or
+        re:test(@class, '{}') or @aria-hidden='true']
+        """
+
+
+def _first(names: list[str], one: str, other: str) -> str | None:
+    """Which of the attributes ``one`` and ``other`` comes first in ``names`` (an element's, in its order):
+    the one XPath's ``@one|@other`` gives a function. None when it has neither."""
+    return next((name for name in names if name == one or name == other), None)
+
+
 @lru_cache(maxsize=128)
 def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | None:
-    """trafilatura's first discard expression read in Python, when ``expression`` is it (its patterns its
-    own); else None. XPath handed every element of the six tags walked to Python three times, for its three
-    regular expressions (lxml's EXSLT functions, with or without the attribute): it was trafilatura's
-    costliest expression, 151 ms of our 3.8 s of CPU time on readability's 130 pages, 45 ms in Python. The
-    same elements, in the same order: XPath's ``@id|@class`` is the first of them in the element's own
-    order, an attribute it lacks is "", and ``re:test`` is Python's ``re.search``."""
+    """trafilatura's two discard expressions read in Python, when ``expression`` is one of them (its patterns
+    its own); else None. XPath handed each element walked to Python three times, for their three regular
+    expressions (lxml's EXSLT functions, with or without the attribute): they were trafilatura's costliest
+    expressions, 151 and 76 ms of our 3.5 s of CPU time on readability's 130 pages, 45 and 56 ms in
+    Python (the second walks every element). The same elements, in the same order: XPath's ``@id|@class``
+    is the first of them in the element's own order (``_first``), an attribute it lacks is "", and
+    ``re:test`` is Python's ``re.search``."""
     patterns = [match.group(2) for match in _REGEXP_TEST.finditer(expression.path)]
-    if len(patterns) != 3 or expression.path != _DISCARD_EXPRESSION.format(*patterns):
+    if len(patterns) != 3:
         return None
-    either, by_id, by_class = map(re.compile, patterns)
-
-    def discarded(tree: etree._Element) -> list:
-        found = []
-        for element in tree.iterdescendants(*_DISCARD_TAGS):
-            names = element.keys()
-            if not names:
-                continue
-            get = element.get
-            first = next((name for name in names if name == "id" or name == "class"), None)
-            if "data-lp-replacement-content" in names \
-                    or "nav" in (get("role") or "").replace("N", "n") \
-                    or "MostPopularStories" in (get("data-component") or "") \
-                    or either.search(get(first) if first else "") \
-                    or by_id.search(get("id") or "") or by_class.search(get("class") or ""):
-                found.append(element)
-        return found
-    return discarded
+    first, second, third = map(re.compile, patterns)
+    if expression.path == _DISCARD_EXPRESSION.format(*patterns):
+        def discarded(tree: etree._Element) -> list:
+            found = []
+            for element in tree.iterdescendants(*_DISCARD_TAGS):
+                names = element.keys()
+                if not names:
+                    continue
+                get = element.get
+                either = _first(names, "id", "class")
+                if "data-lp-replacement-content" in names \
+                        or "nav" in (get("role") or "").replace("N", "n") \
+                        or "MostPopularStories" in (get("data-component") or "") \
+                        or first.search(get(either) if either else "") \
+                        or second.search(get("id") or "") or third.search(get("class") or ""):
+                    found.append(element)
+            return found
+        return discarded
+    if expression.path == _HIDDEN_EXPRESSION.format(*patterns):
+        def hidden(tree: etree._Element) -> list:
+            found = []
+            for element in tree.iterdescendants(etree.Element):
+                names = element.keys()
+                if not names:
+                    continue
+                get = element.get
+                either = _first(names, "id", "class")
+                styled = _first(names, "id", "style")
+                style = get("style") or ""
+                if get("class") == "comments-title" or (either is not None and get(either).startswith("reply-")) \
+                        or first.search(get(styled) if styled else "") \
+                        or "display:none" in style or "display: none" in style \
+                        or second.search(get("id") or "") or third.search(get("class") or "") \
+                        or get("aria-hidden") == "true":
+                    found.append(element)
+            return found
+        return hidden
+    return None
 
 
 #: The trafilatura whose ``prune_unwanted_nodes`` ``_prune_unwanted_nodes`` was written from and is tested
