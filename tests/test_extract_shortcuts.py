@@ -418,7 +418,8 @@ _ATTRIBUTE_VALUES = st.sampled_from([
     "entry", "content-main", "main", "story", "FullText", "disqus_thread", "comments", "mvp-post-add-box",
     "infinite-scroll", "share-buttons", "teaser", "display:none", "akismet", "message", "article-body", "footer",
     "MostPopularStories", "reply-x", "x hidden", "hide-print", "display: none", "true", "reader-comments",
-    "comment-list", "Comments", "commentary", "post-comments", "comol",
+    "comment-list", "Comments", "commentary", "post-comments", "comol", "mvp-post-add-box", "x infinitescroll",
+    "elementor-share-buttons x",
 ])
 _TAGGED = st.tuples(
     st.sampled_from(["div", "section", "article", "main", "p", "span", "list", "item", "ul", "ol", "aside",
@@ -524,6 +525,7 @@ def test_links_resolved_once_per_extraction_are_the_links_resolved_each_time(lin
 @example([("div", [("class", "x"), ("id", "cookie")], "words"), ("span", [("id", "x"), ("class", "cookie")], ""),
           ("p", [("role", "Navigation")], "")])
 @example([("ul", [("id", "disqus_thread")], "words"), ("ol", [("class", "x"), ("id", "comol")], "")])
+@example([("div", [("id", "infinite-scroll")], "<h1>Title</h1>"), ("aside", [("class", "infinitescroll")], "x")])
 @settings(max_examples=300, deadline=None)
 def test_trafilatura_discard_expressions_read_in_python_find_what_they_find(elements):
     from trafilatura import xpaths
@@ -531,5 +533,6 @@ def test_trafilatura_discard_expressions_read_in_python_find_what_they_find(elem
     from webtools.plugins.web_fetch.extract.trafilatura_reading import _discarded
 
     doc = parse(_tagged_page(elements))
-    for expression in [*xpaths.OVERALL_DISCARD_XPATH, *xpaths.REMOVE_COMMENTS_AND_LISTS_XPATH]:
+    for expression in [*xpaths.OVERALL_DISCARD_XPATH, *xpaths.REMOVE_COMMENTS_AND_LISTS_XPATH,
+                       *xpaths.RAW_TREE_PRUNE_XPATH]:
         assert _discarded(expression)(doc) == expression(doc), expression.path
