@@ -233,31 +233,29 @@ def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | No
     return None
 
 
-def _comments(by_id: re.Pattern, by_class: re.Pattern, list_by_id: re.Pattern, list_by_class: re.Pattern):
-    """``_COMMENTS_EXPRESSION`` read in Python (see ``_discarded``): 76 to 17 ms on readability's 130 pages."""
-    def comments(tree: etree._Element) -> list:
-        found = []
-        for element in tree.iterdescendants(*_COMMENTS_TAGS):
-            ident, names = element.get("id") or "", element.get("class") or ""
-            if (by_id.search(ident) or by_class.search(names)) and (
-                    element.tag not in ("ol", "ul") or list_by_id.search(ident) or list_by_class.search(names)):
-                found.append(element)
+def _named(tags: tuple[str, ...], kept: Callable[[etree._Element], bool]):
+    """The expressions of the shape ``.//*[self::tag or ...][re:test(@id, a) or re:test(@class, b)][kept or
+    re:test(@id, c) or re:test(@class, d)]`` read in Python (see ``_discarded``): the elements of ``tags``
+    whose id or class matches the first two patterns and that ``kept`` lets go or the last two name again.
+    trafilatura's comment sections and lists (``_COMMENTS_EXPRESSION``: 76 to 17 ms on readability's 130
+    pages) and an infinite scroll's next articles (``_SCROLL_EXPRESSION``: 55 to 14 ms)."""
+    def reading(by_id: re.Pattern, by_class: re.Pattern, again_by_id: re.Pattern, again_by_class: re.Pattern):
+        def found(tree: etree._Element) -> list:
+            out = []
+            for element in tree.iterdescendants(*tags):
+                ident, names = element.get("id") or "", element.get("class") or ""
+                if (by_id.search(ident) or by_class.search(names)) and (
+                        kept(element) or again_by_id.search(ident) or again_by_class.search(names)):
+                    out.append(element)
+            return out
         return found
-    return comments
+    return reading
 
 
-def _scroll(by_id: re.Pattern, by_class: re.Pattern, box_by_id: re.Pattern, box_by_class: re.Pattern):
-    """``_SCROLL_EXPRESSION`` read in Python (see ``_discarded``): 55 to 14 ms on readability's 130 pages."""
-    def scroll(tree: etree._Element) -> list:
-        found = []
-        for element in tree.iterdescendants(*_RAW_TAGS):
-            ident, names = element.get("id") or "", element.get("class") or ""
-            if (by_id.search(ident) or by_class.search(names)) and (
-                    next(element.iterdescendants("h1"), None) is None
-                    or box_by_id.search(ident) or box_by_class.search(names)):
-                found.append(element)
-        return found
-    return scroll
+#: ``_COMMENTS_EXPRESSION``'s: a list (``ol``, ``ul``) is one only when named again.
+_comments = _named(_COMMENTS_TAGS, lambda element: element.tag not in ("ol", "ul"))
+#: ``_SCROLL_EXPRESSION``'s: a box holding a headline (``<h1>``) is one only when named again.
+_scroll = _named(_RAW_TAGS, lambda element: next(element.iterdescendants("h1"), None) is None)
 
 
 def _share(tree: etree._Element) -> list:
