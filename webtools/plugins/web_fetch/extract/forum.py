@@ -183,27 +183,27 @@ def _date(container, body) -> str | None:
 def _heading(container, body) -> str | None:
     """The text ``container`` shows before ``body`` (scripts and styles left out) when it is a post's
     author and date: ``MAX_HEADING_WORDS`` at most, a digit among them. Else None."""
-    parts: list[str] = []
+    found: list[str] = []  # its words
 
-    def before(element) -> bool:  # collects the text up to ``body``; True once it is reached
+    def before(element) -> bool:  # collects the words up to ``body``; True once it is reached, or too many
         if element is body:
             return True
         if not isinstance(element.tag, str) or element.tag in ("script", "style", "template"):
             return False
-        parts.append(element.text or "")
+        found.extend((element.text or "").split())
         for child in element:
             if before(child):
                 return True
-            parts.append(child.tail or "")
-            if len(" ".join(parts).split()) > MAX_HEADING_WORDS:
+            found.extend((child.tail or "").split())
+            if len(found) > MAX_HEADING_WORDS:
                 return True
         return False
 
     before(container)
-    found = " ".join(" ".join(parts).split())
-    if not found or len(found.split()) > MAX_HEADING_WORDS or not re.search(r"\d", found):
+    heading = " ".join(found)
+    if not found or len(found) > MAX_HEADING_WORDS or not re.search(r"\d", heading):
         return None
-    return found
+    return heading
 
 
 def thread_posts(doc) -> list[Post]:

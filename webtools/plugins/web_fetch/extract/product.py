@@ -198,14 +198,18 @@ FINE_PRINT_NAMES = frozenset({"disclaimer", "disclaimers"})
 _FINE_PRINT = re.compile("disclaimer", re.IGNORECASE)
 
 
+def _names(value: str, quick: re.Pattern, names: frozenset) -> bool:
+    """Whether a class or id ``value`` has one of ``names`` among its words (split at spaces, ``-`` and
+    ``_``); ``quick``, which any such value matches, tells most values without splitting them."""
+    return quick.search(value) is not None and not names.isdisjoint(_NAME_WORDS.split(value.lower()))
+
+
 def _fine_print(element) -> bool:
-    value = f"{element.get('class') or ''} {element.get('id') or ''}"
-    return _FINE_PRINT.search(value) is not None and not FINE_PRINT_NAMES.isdisjoint(_NAME_WORDS.split(value.lower()))
+    return _names(f"{element.get('class') or ''} {element.get('id') or ''}", _FINE_PRINT, FINE_PRINT_NAMES)
 
 
 def _review(element) -> bool:
-    value = element.get("class") or ""
-    if _REVIEW.search(value) and not REVIEW_NAMES.isdisjoint(_NAME_WORDS.split(value.lower())):
+    if _names(element.get("class") or "", _REVIEW, REVIEW_NAMES):
         return True
     return (element.get("itemprop") or "").lower() in REVIEW_NAMES \
         or (element.get("itemtype") or "").rstrip("/").endswith("/Review")
