@@ -610,3 +610,44 @@ def test_a_page_whose_cleaning_leaves_nothing_gets_trafilaturas_fuller_reading(m
     monkeypatch.setattr(pipeline, "trafilatura_article", reading)
     text = extract(page, "https://rent.test/fitness").text
     assert all(f"RENTAL_{n}" in text for n in range(1, 9))
+
+
+def _feed_story(n: int) -> str:
+    """A feed's story: every word of it is a link (its title, its writer, its comments, its tags)."""
+    return f"""<div class="story"><h2><a href="/posts/{n}">How we moved our build to one repository STORY_{n}
+without downtime</a></h2><div class="meta"><a href="/u/writer{n}">Writer {n}</a>
+<a href="/posts/{n}#comments">{n} comments</a></div>
+<div class="tags"><a href="/t/devops">#devops</a> <a href="/t/git">#git</a></div></div>"""
+
+
+FEED = f"""<html><head><title>Latest posts - Dev Community</title></head><body>
+<header><a href="/">Home</a> <a href="/login">Log in</a></header>
+<main><div class="featured"><h2><a href="/posts/0">Our next education track opens</a></h2>
+<p>Sign up for four weeks of lessons on building agents that plan, call tools and check their own work, with a
+mentor who reviews your project every week and a certificate at the end.</p></div>
+<div class="feed">{"".join(_feed_story(n) for n in range(1, 31))}</div></main>
+<footer>FOOTER_TEXT about us</footer></body></html>"""
+
+
+def test_a_feed_of_stories_whose_words_are_all_links_is_a_listing_of_them():
+    # The extractors keep the featured story's teaser; the feed, all links, is the page's content.
+    result = extract(FEED, "https://dev.test/")
+    assert result.type == "listing"
+    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    assert len(items) == 30
+    assert all(f"STORY_{n}" in item and f"](https://dev.test/posts/{n})" in item for n, item in enumerate(items, 1))
+
+
+def test_a_short_post_beside_a_blogroll_of_titled_links_stays_the_post():
+    post = ("<p>We walked the coast path from the harbour to the lighthouse on Sunday POST_BODY, and the wind was so "
+            "strong that the gulls hung still above the cliffs. The cafe at the top was closed for the winter, so "
+            "we ate our sandwiches behind a wall and watched the ferry cross the bay twice before we turned back "
+            "along the beach.</p>")
+    # Ten times the post's words in titled links: a blogroll, not the page's list.
+    roll = "".join(_feed_story(n) for n in range(1, 46))
+    page = (f"<html><head><title>A windy walk</title></head><body><main><article><h1>A windy walk</h1>{post}"
+            f'</article><aside><div class="roll">{roll}</div></aside></main></body></html>')
+    result = extract(page, "https://walks.test/windy")
+    assert result.type == "article"
+    assert "POST_BODY" in result.text
+    assert "STORY_" not in result.text

@@ -29,6 +29,8 @@ class Cards:
     parent: etree._Element
     items: list
     words: int
+    #: Its words are all in its links (a feed of titled stories, or a rail of them beside an article).
+    linked: bool = False
 
 
 def _signature(element, known: dict[str, tuple]) -> tuple:
@@ -56,9 +58,26 @@ def card_link(card) -> str | None:
     return None
 
 
+#: Cards whose words are all their links are a menu, unless the median card's longest link has this many
+#: words: a story's or an item's title, not a menu's label (a feed, whose title, writer, comments and tags
+#: are each a link). Such cards are taken only where a page has no others, and win only over a text of
+#: fewer than ``LINKED_TEXT_WORDS``. Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0):
+#: listings 0.710 to 0.717, collections 0.643 to 0.655 (3 pages, none down), the other types and the
+#: article sets unchanged; without those two limits, blogrolls and rails of stories beside short posts took
+#: the place of four articles (dragnet 0.99 to 0.30 on one).
+TITLE_WORDS = 6
+
+
+def _titled(items) -> bool:
+    longest = sorted(max((len(a.text_content().split()) for a in item.iter("a")), default=0) for item in items)
+    return longest[len(longest) // 2] >= TITLE_WORDS
+
+
 def find_cards(root) -> Cards | None:
     """The largest group of cards under ``root`` (a cleaned page), or None."""
     best: Cards | None = None
+    #: The largest group of titled links, for a page that has no other cards.
+    linked_best: Cards | None = None
     known: dict[str, tuple] = {}
     for parent in root.iter():
         if not isinstance(parent.tag, str) or len(parent) < MIN_CARDS:
@@ -78,12 +97,13 @@ def find_cards(root) -> Cards | None:
                 continue
             link_words = sum(len(" ".join(a.text_content() for a in item.iter("a")).split()) for item in items)
             total = sum(counts)
-            # A menu: nothing but its links.
-            if link_words >= 0.9 * total:
-                continue
-            if best is None or total > best.words:
-                best = Cards(parent, items, total)
-    return best
+            # A menu: nothing but its links, short labels (a feed's cards are links too, to a titled story).
+            if link_words < 0.9 * total:
+                if best is None or total > best.words:
+                    best = Cards(parent, items, total)
+            elif _titled(items) and (linked_best is None or total > linked_best.words):
+                linked_best = Cards(parent, items, total, linked=True)
+    return best or linked_best
 
 
 #: The cards replace the article's text when they hold this many times its words and hold most of it
@@ -110,12 +130,19 @@ CARDS_ADD = 1.4
 #: Cards that hold this many times the merged text's words are the page's content whatever the text is:
 #: the extractors kept an introduction, or a block beside the list, and missed the list.
 CARDS_DOMINATE = 10
+#: Cards whose words are all their links take the place of a text of fewer words than this only (see
+#: ``TITLE_WORDS``): the page's heading, a featured story's teaser.
+LINKED_TEXT_WORDS = 50
 
 
 def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_of) -> bool:
     """Whether the cards (their words ``card_words``) are the page's content rather than the merged
     article's text (``text_words``): measured on the tuned pages of the listings and collections.
     ``words_of(card)`` gives one card's words."""
+    if cards.linked:
+        # A feed's stories, all links: the page's content only where the extractors found next to nothing
+        # (its heading, one story); beside an article, or a short post, they are a rail or a blogroll.
+        return len(text_words) < LINKED_TEXT_WORDS and len(card_words) >= CARDS_DOMINATE * len(text_words)
     if len(card_words) < CARDS_OVER_TEXT * len(text_words):
         # The text is the cards already (the extractors took the list): they are given as a list.
         return (CARDS_ARE_TEXT * len(text_words) <= len(card_words) <= CARDS_ADD * len(text_words)
