@@ -1052,6 +1052,32 @@ def test_text_styled_visibility_hidden_is_dropped_however_much_of_the_page_it_ho
     assert "Visible paragraph" in text and "HIDDEN_" not in text
 
 
+def test_a_modal_dialog_and_a_closed_dialog_are_dropped_however_much_of_the_page_they_hold():
+    # A consent manager's settings, written into the page by its script: a modal dialog (aria-modal) with more
+    # text than the page's own; and a <dialog> without "open", which a browser does not show.
+    purposes = "".join(f"<p>CONSENT_{n} These cookies let us and our partners measure visits and show you "
+                       f"adverts that match your interests; you may object to each purpose below.</p>"
+                       for n in range(10))
+    html = (f"<html><head><title>Sheet pan chicken</title></head><body><main><h1>Sheet pan chicken</h1>"
+            f"<p>RECIPE_BODY Heat the oven to 220 degrees, toss the chicken thighs with lemon, thyme and oil, and "
+            f"roast them on one tray with the potatoes for forty minutes.</p></main>"
+            f"<div id='consent-sdk'><div role='dialog' aria-modal='true' style='height: 100%'>{purposes}</div></div>"
+            f"<dialog><p>NEWSLETTER_BOX Sign up for our newsletter and get a recipe every day.</p></dialog>"
+            f"</body></html>")
+    _, text = extract(html, "https://recipes.test/sheet-pan-chicken")
+    assert "RECIPE_BODY" in text
+    assert "CONSENT_" not in text and "NEWSLETTER_BOX" not in text
+    # An open <dialog> is shown, and a dialog that is not modal lies on the page: both stay.
+    from webtools.plugins.web_fetch.extract.page import drop_dialogs, drop_hidden, parse
+
+    doc = parse(html.replace("<dialog>", "<dialog open>").replace("aria-modal='true'", ""))
+    drop_dialogs(doc, drop_hidden(doc))
+    assert "NEWSLETTER_BOX" in doc.text_content() and "CONSENT_9" in doc.text_content()
+    doc = parse(html)
+    drop_dialogs(doc, drop_hidden(doc))
+    assert "NEWSLETTER_BOX" not in doc.text_content() and "CONSENT_" not in doc.text_content()
+
+
 def test_extraction_keeps_nothing_of_a_large_page_once_it_returns():
     # A server's process reads page after page: what one extraction counted is not held after it.
     import gc

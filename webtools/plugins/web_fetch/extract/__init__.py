@@ -47,7 +47,7 @@ from .pagetype import (
 )
 from .product import aside_words, product_item, product_markdown, without_asides, without_rails
 from .page import (
-    BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_hidden, page_title, parse, remembering_links,
+    BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_dialogs, drop_hidden, page_title, parse, remembering_links,
 )
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
@@ -320,14 +320,18 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     declared = declared_kind(doc)
     # A product's description and specifications are in tabs that the page hides until clicked.
     item = product_item(doc) if declared == PRODUCT else None
-    if declared != PRODUCT:
-        drop_hidden(doc)
+    modals = drop_hidden(doc) if declared != PRODUCT else []
     posts = thread_posts(doc) if declared != ARTICLE else []
     if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
     # Only named as the page's kind: read as a product's, such pages scored lower. Read before cleaning
     # removes the buttons (reading the thread changes nothing).
     offer = declared is None and product_shape(doc)
+    # A modal dialog or a closed <dialog> (a consent manager's settings, a newsletter or sign-in box) is never
+    # the page's content, however much text it has; a shop's are left out of its text later, with its
+    # reviews (see ``aside_words``: removed before trafilatura reads the page, they cost products).
+    if declared != PRODUCT and not offer:
+        drop_dialogs(doc, modals)
     # A product's reviews and dialogs, read before trafilatura (which reads the page whole: without them it
     # keeps less of the rest) to be left out of its text.
     asides = aside_words(doc) if declared == PRODUCT or offer else []

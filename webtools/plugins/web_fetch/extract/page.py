@@ -47,7 +47,7 @@ _BODY_IDS = etree.XPath("//body//*/@id")
 #: The elements that may be hidden by an attribute (those with ``aria-hidden`` other than "true" are let go
 #: by ``drop_hidden``): ``/descendant::`` and no string comparison were half the time of
 #: ``//*[@hidden or @aria-hidden='true' or @style]`` on readability's and CleanEval's pages.
-_MAYBE_HIDDEN = etree.XPath("/descendant::*[@hidden or @aria-hidden or @style]")
+_MAYBE_HIDDEN = etree.XPath("/descendant::*[@hidden or @aria-hidden or @style or @aria-modal]")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 #: Hidden while keeping its place: a layout's hidden part, never a page waiting for a script to show it.
 _INVISIBLE_STYLE = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
@@ -273,17 +273,33 @@ def page_title(doc: lxml.html.HtmlElement) -> str | None:
     return _json_ld_title(doc, short) or _meta_title(doc) or short or None
 
 
-def drop_hidden(doc: lxml.html.HtmlElement) -> None:
+def drop_dialogs(doc: lxml.html.HtmlElement, modals: list[lxml.html.HtmlElement]) -> None:
+    """Remove the page's modal dialogs (``aria-modal="true"``) and its closed ``<dialog>`` elements (a
+    browser shows a ``<dialog>`` only when ``open``), whatever share of its text they hold: a consent
+    manager writes its settings (more text than a listing's cards) into the page as a modal. Measured on
+    the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): listings +0.007, forums +0.005, service
+    pages +0.0005, collections +0.0001, products -0.002 (one page, whose gold keeps a trade-in offer shown
+    in a modal), documentation and the article sets unchanged. ``modals`` are the elements marked ``aria-modal`` that
+    ``drop_hidden`` met: looked for on their own, they took a fiftieth of the extraction's time."""
+    for element in chain(modals, [dialog for dialog in doc.iter("dialog") if dialog.get("open") is None]):
+        if element.getparent() is not None and next(element.iterancestors("body"), None) is not None:
+            element.drop_tree()
+
+
+def drop_hidden(doc: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     """Remove what a reader never sees: elements styled ``visibility: hidden``; and elements hidden by the
     ``hidden`` attribute or ``display: none``, marked ``aria-hidden`` or hidden by class (see
     ``HIDDEN_CLASSES``) unless they hold at least ``WRAPPER_SHARE`` of the page's text (pages hide their
     content until a script shows it, mark it ``aria-hidden`` while a cookie banner is open, or stream it
     into a hidden element that a script moves into place). What a control on the page discloses (a tab's
     panel, an accordion's answer: see ``disclosed``) is not hidden from a reader, who opens it with a
-    click, and stays. Also the page's asides (``drop_asides``). Done before either extractor reads the page."""
-    marked = []
+    click, and stays. Also the page's asides (``drop_asides``). Done before either extractor reads the page.
+    Returns the elements marked ``aria-modal="true"`` it met, for ``drop_dialogs``."""
+    marked, modals = [], []
     shown = disclosed(doc)
     for element in _MAYBE_HIDDEN(doc):
+        if element.get("aria-modal") == "true":
+            modals.append(element)
         style = element.get("style") or ""
         if shown(element):
             continue
@@ -298,7 +314,7 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
     left = drop_asides(doc, classes)
     marked.extend(element for element in _hidden_by_class(classes) if not shown(element))
     if not marked:
-        return
+        return modals
     limit = WRAPPER_SHARE * (text_length(doc) if left is None else left)
     for element in marked:
         # Its text, whitespace, scripts and all, is at least its visible text (``text_length``), and most
@@ -306,6 +322,7 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> None:
         if element.getparent() is not None and (
                 len(element.text_content()) < limit or text_length(element) < limit):
             element.drop_tree()
+    return modals
 
 
 #: The attributes by which a control (a tab, an accordion's button) names the element it shows: WAI-ARIA's,
