@@ -104,6 +104,54 @@ fits a phone's screen without scrolling sideways.</p></div></div></div></div>"""
     assert "PROFILE_" not in result.text and "Registered" not in result.text
 
 
+def _remarks(author: str, remarks: int) -> str:
+    return "".join(
+        f'<li itemprop="comment" itemscope itemtype="https://schema.org/Comment"><span class="comment-copy" '
+        f'itemprop="text">Did you try it with the lid closed, REMARK_{author}_{n}?</span> <a class="comment-user" '
+        f'itemprop="author" href="/u/c{n}">critic{n}</a> <time itemprop="dateCreated" '
+        f'datetime="2025-02-0{n}T08:00:00Z">Feb {n}</time></li>' for n in range(1, remarks + 1))
+
+
+def _qa_post(kind: str, prop: str, author: str, text: str, remarks: int) -> str:
+    return f"""<div itemprop="{prop}" itemscope itemtype="https://schema.org/{kind}">
+<div class="s-prose" itemprop="text"><p>{text}</p></div>
+<div class="user-details" itemprop="author" itemscope itemtype="https://schema.org/Person">
+<a itemprop="name" href="/u/{author}">{author}</a></div>
+<time itemprop="dateCreated" datetime="2025-01-05T10:00:00Z">Jan 5</time>
+<ul class="comments-list">{_remarks(author, remarks)}</ul></div>"""
+
+
+def test_a_questions_and_its_answers_comments_are_left_out_of_the_thread():
+    # Stack Exchange's comments are Comment items within the question's or an answer's item: remarks on a
+    # post, which WCXB's readers left out of the thread (8 of its 9 tuned Q&A pages).
+    answers = "".join(_qa_post("Answer", "suggestedAnswer", f"helper{n}",
+                               f"Descale the kettle with citric acid and rinse it twice ANSWER_{n}, the limescale "
+                               "on the element is what makes it rumble.", 2) for n in range(1, 3))
+    page = f"""<html><head><title>Why is my kettle loud? - Home Q&amp;A</title></head><body>
+<div itemscope itemtype="https://schema.org/QAPage"><div itemprop="mainEntity" itemscope
+itemtype="https://schema.org/Question"><h1 itemprop="name">Why is my kettle loud?</h1>
+<div class="s-prose" itemprop="text"><p>My kettle has become very loud when it boils QUESTION_BODY, louder each
+week. What causes the noise?</p></div>
+<div itemprop="author" itemscope itemtype="https://schema.org/Person"><a itemprop="name" href="/u/asker">asker</a></div>
+<ul class="comments-list">{_remarks("asker", 3)}</ul>
+{answers}</div></div></body></html>"""
+    result = extract(page, "https://qa.test/questions/1/why-is-my-kettle-loud")
+    assert result.type == "forum"
+    assert "QUESTION_BODY" in result.text and "ANSWER_1" in result.text and "ANSWER_2" in result.text
+    assert "REMARK_" not in result.text and "critic1" not in result.text
+
+
+def test_a_forum_whose_replies_are_comments_on_its_question_keeps_them():
+    # No answers: the Comments within the Question item are the thread's replies.
+    page = f"""<html><head><title>Kettle noise - Home board</title></head><body>
+<div itemscope itemtype="https://schema.org/QAPage">
+{_qa_post("Question", "mainEntity", "asker", "My kettle has become very loud when it boils QUESTION_BODY, louder "
+          "each week. What causes the noise?", 3)}</div></body></html>"""
+    result = extract(page, "https://board.test/t/kettle-noise")
+    assert result.type == "forum"
+    assert "QUESTION_BODY" in result.text and all(f"REMARK_asker_{n}" in result.text for n in range(1, 4))
+
+
 def test_comments_under_an_article_leave_it_an_article():
     article = f"""<html><head><title>Growing tomatoes on a balcony</title>
 <script type="application/ld+json">{{"@context": "https://schema.org", "@type": "BlogPosting",

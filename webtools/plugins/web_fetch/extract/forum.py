@@ -29,6 +29,9 @@ from .page import REMOVED_TAGS, text_length
 #: Item types whose ``text`` is a post.
 _POST_ITEM = re.compile(
     r"schema\.org/(?:Question|Answer|Comment|DiscussionForumPosting|SocialMediaPosting)/?$", re.IGNORECASE)
+#: Item types of a question and its answers: a ``Comment`` within one is a remark on that post.
+_QA_ITEM = re.compile(r"schema\.org/(?:Question|Answer)/?$", re.IGNORECASE)
+_ANSWER_ITEM = re.compile(r"schema\.org/Answer/?$", re.IGNORECASE)
 _BODY_PROPS = frozenset({"text", "articleBody"})
 #: Class names of post bodies in common forum software.
 _BODY_CLASS = re.compile(
@@ -72,6 +75,21 @@ def _post_scope(element):
         if ancestor.get("itemscope") is not None or ancestor.get("itemtype"):
             return ancestor if _POST_ITEM.search(ancestor.get("itemtype") or "") else None
     return None
+
+
+def _item_type(body) -> str:
+    """The type of the post's item around ``body``, or ""."""
+    scope = _post_scope(body)
+    return (scope.get("itemtype") or "") if scope is not None else ""
+
+
+def _remark(body) -> bool:
+    """Whether ``body`` is the text of a ``Comment`` within a ``Question`` or ``Answer`` item: a remark on a
+    question or an answer (Stack Exchange's comments), not a post of the thread."""
+    scope = _post_scope(body)
+    if scope is None or "Comment" not in (scope.get("itemtype") or ""):
+        return False
+    return any(_QA_ITEM.search(a.get("itemtype") or "") for a in scope.iterancestors())
 
 
 def _outermost(elements: list) -> list:
@@ -209,7 +227,8 @@ def _heading(container, body) -> str | None:
 def thread_posts(doc) -> list[Post]:
     """The posts of a thread on the (uncleaned) page, in page order; [] when it shows fewer than
     ``MIN_POSTS`` (microdata or known class names), or when fewer than half of them show an author or a
-    date (then the repeated blocks are not posts)."""
+    date (then the repeated blocks are not posts). A Q&A page's comments on its question and answers are
+    left out (``_remark``)."""
     bodies = [b for b in _bodies(doc) if b.text_content().strip()]
     if len(bodies) < MIN_POSTS:
         return []
@@ -221,6 +240,11 @@ def thread_posts(doc) -> list[Post]:
         posts.append(post)
     if 2 * sum(1 for p in posts if p.author or p.date or p.heading) < len(posts):
         return []
+    # A Q&A page's comments on its question and answers are remarks, not posts: WCXB's readers (Foley 2026,
+    # CC-BY-4.0) left them out on 8 of its 9 tuned Stack Exchange pages (forums 0.774 to 0.787). Only where
+    # the page has answers: a forum that marks its first post a Question and its replies Comments keeps them.
+    if any(_ANSWER_ITEM.search(_item_type(p.body)) for p in posts):
+        posts = [p for p in posts if not _remark(p.body)]
     return posts
 
 
