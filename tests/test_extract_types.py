@@ -18,7 +18,7 @@ def _discourse_post(n: int, author: str, when: str, text: str, kind: str = "Comm
     return f"""<div class="topic-post" itemscope itemtype="http://schema.org/{kind}">
   <div class="topic-meta"><span class="creator" itemprop="author" itemscope itemtype="http://schema.org/Person">
     <a itemprop="url" href="/u/{author}"><span itemprop="name">{author}</span></a></span>
-    <time itemprop="datePublished" datetime="{when}">{when[:10]}</time></div>
+    <time itemprop="datePublished" datetime="{when}">Jan {int(when[8:10])}</time></div>
   <div class="post" itemprop="text"><p>{text}</p></div>
   <div class="post-actions"><a href="/like">Like</a> <a href="/share">Share</a></div>
 </div>"""
@@ -64,6 +64,23 @@ def test_a_threads_every_post_comes_with_its_author_and_date():
     # In page order, each byline before its post.
     assert text.index("**ada**") < text.index("QUESTION_BODY") < text.index("**user1**") < text.index("REPLY_1")
     assert "FOOTER_TEXT" not in text and "Forum home" not in text
+
+
+def test_a_posts_date_shown_with_its_year_is_given_as_the_page_shows_it():
+    # "Jan 6" above names no year: its ISO form is given. A date shown in full is given as shown, though a
+    # <meta> before it marks the same date unseen.
+    posts = "".join(_discourse_post(n, f"user{n}", f"2024-05-0{n}T08:45:00Z", REPLY.format(n=n),
+                                    "DiscussionForumPosting" if n == 1 else "Comment")
+                    .replace(f">Jan {n}</time>", f">May {n}, 2024, 8:45am</time>")
+                    .replace('<div class="topic-meta">', f'<meta itemprop="datePublished" '
+                             f'content="2024-05-0{n}T08:45:00Z"><div class="topic-meta">')
+                    for n in range(1, 4))
+    page = f"<html><head><title>Irons - Makers Forum</title></head><body><h1>Irons</h1>{posts}</body></html>"
+    result = extract(page, URL)
+    assert result.type == "forum"
+    for n in range(1, 4):
+        assert f"**user{n}** · May {n}, 2024, 8:45am\n\nUse a temperature" in result.text
+    assert "T08:45" not in result.text
 
 
 def test_a_forum_without_microdata_is_read_by_its_post_bodies():
