@@ -5,8 +5,9 @@ import re
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from lxml import html as lxml_html
 
-from webtools.plugins.web_fetch.extract import extract
+from webtools.plugins.web_fetch.extract import extract, forum
 from webtools.plugins.web_fetch.extract.pagetype import TYPES
 
 URL = "https://forum.test/t/solder-question/42"
@@ -89,6 +90,32 @@ def test_a_forum_without_microdata_is_read_by_its_post_bodies():
     assert "FIRST_POST" in result.text and "SECOND_POST" in result.text
     assert result.text.index("FIRST_POST") < result.text.index("SECOND_POST")
     assert "reefer" in result.text and "sumpguy" in result.text
+
+
+def test_a_posts_heading_repeating_the_threads_title_and_its_controls_are_left_out():
+    posts = "".join(f"""<div class="post"><div class="postbody"><h3><a href="#p{n}">{"Re: " * (n > 1)}Pump noise
+at night</a></h3><p class="author">by <strong><a class="username" href="/u/{n}">member{n}</a></strong></p>
+<div class="content"><blockquote><div>The pump hums QUOTED_{n}</div><div class="expand"><a role="button">Click to
+expand CONTROL_{n}</a></div></blockquote><h3>Foam mat under the pump</h3>Put the pump on a piece of foam MESSAGE_{n}
+and check the impeller shaft for wear.</div></div></div>""" for n in range(1, 4))
+    page = f"<html><head><title>Pump noise at night - Aquarium board</title></head><body>{posts}</body></html>"
+    result = extract(page, "https://reef.test/viewtopic.php?t=9")
+    assert result.type == "forum"
+    assert all(f"MESSAGE_{n}" in result.text and f"QUOTED_{n}" in result.text for n in range(1, 4))
+    assert "Pump noise" not in result.text and "CONTROL_" not in result.text and "Click to" not in result.text
+    # A heading of the post's own is kept.
+    assert result.text.count("### Foam mat under the pump") == 3
+
+
+@given(st.lists(st.text(alphabet="abcxyz ", min_size=1, max_size=8), min_size=1, max_size=4),
+       st.integers(min_value=0, max_value=3), st.sampled_from(["Re: ", "RE:", "re :  "]))
+@settings(max_examples=200, deadline=None)
+def test_a_heading_repeats_the_title_it_is_part_of_after_any_re(words, replies, reply):
+    title = " ".join(" ".join(words).split())
+    heading = lxml_html.fragment_fromstring(f"<h3>{reply * replies}{title}</h3>")
+    page_title = f"{title} - board".casefold()
+    assert forum._repeats_title(heading, page_title) == (len(title.split()) >= 2)
+    assert not forum._repeats_title(heading, "another thread - board")
 
 
 def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():

@@ -169,7 +169,7 @@ def _thread(posts, base: str, options: dict) -> str:
     """A thread's posts as Markdown: each post's author and date on a line, then its text."""
     parts = []
     for post in posts:
-        element = post_element(post)
+        element = post_element(post, options.get("title"))
         absolutize(element, base)
         text = _markdown(element, **{**options, "title": None})
         if text:
