@@ -171,12 +171,12 @@ def _plain_bodies(doc) -> list:
     marked = [el for el in doc.xpath("//body//*[@itemprop]")
               if forum._is_body_prop(el) and forum._post_scope(el) is not None]
     marked = forum._outermost(marked)
-    if len(marked) >= forum.MIN_POSTS:
-        return marked
     named = [el for el in doc.xpath("//body//*[@class or @id or @data-role]")
              if forum._BODY_CLASS.search(el.get("class") or "") or forum._BODY_ID.match(el.get("id") or "")
              or el.get("data-role") == "commentContent"]
-    named = forum._innermost(named)
+    named = [el for el in forum._innermost(named) if not forum._in_signature(el)]
+    if len(marked) >= forum.MIN_POSTS and not forum._names_more(named, marked):
+        return marked
     return named if len(named) >= forum.MIN_POSTS else marked
 
 

@@ -118,6 +118,29 @@ def test_a_heading_repeats_the_title_it_is_part_of_after_any_re(words, replies, 
     assert not forum._repeats_title(heading, "another thread - board")
 
 
+def _xenforo_post(n: int, marked: bool) -> str:
+    item = ' itemscope itemtype="https://schema.org/Comment"' if marked else ""
+    return f"""<article class="message" id="js-post-{n}"{item}><div class="message-user">
+<a class="username" itemprop="author" href="/u/{n}">member{n}</a></div>
+<time datetime="2024-07-0{n}T10:00:00Z">Jul {n}, 2024</time>
+<article class="message-body"{' itemprop="text"' if marked else ""}><div class="bbWrapper">Soak the beans
+overnight and cook them slowly POST_{n}, with a bay leaf and no salt until the end.</div></article>
+<aside class="message-signature"><div class="bbWrapper">SIGNATURE_{n} my kitchen blog</div></aside></article>"""
+
+
+def test_a_threads_first_post_that_its_microdata_leaves_unmarked_is_read_with_the_replies():
+    # The replies are marked Comments, the opening post is not: the post bodies' class names all of them.
+    # The signature under each post names its text as a post's, and is not one.
+    page = f"""<html><head><title>Cooking dried beans - Kitchen forum</title>
+<script type="application/ld+json">{{"@context": "https://schema.org", "@type": "DiscussionForumPosting",
+"headline": "Cooking dried beans"}}</script></head><body><h1>Cooking dried beans</h1>
+{"".join(_xenforo_post(n, n > 1) for n in range(1, 5))}</body></html>"""
+    result = extract(page, "https://kitchen.test/threads/beans.12/")
+    assert result.type == "forum"
+    assert all(f"**member{n}** · Jul {n}, 2024\n\nSoak the beans" in result.text for n in range(1, 5))
+    assert "POST_1" in result.text and "SIGNATURE_" not in result.text
+
+
 def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():
     # Each post's name and date are plain text in a box before its body: they are its byline.
     posts = "".join(f'<div class="reply" id="{n}"><div class="font-bold">member{n} · <span>03/03/2026 19:{n}0</span>'
