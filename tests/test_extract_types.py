@@ -141,6 +141,24 @@ def test_a_threads_first_post_that_its_microdata_leaves_unmarked_is_read_with_th
     assert "POST_1" in result.text and "SIGNATURE_" not in result.text
 
 
+def test_a_replys_quote_of_a_whole_earlier_post_is_left_out_and_a_quoted_sentence_kept():
+    first = ("My sourdough starter smells of nail polish remover after three days on the counter, and it "
+             "rises a little then falls flat again. I feed it once a day with rye flour and tap water. Is it "
+             "dead, or is this smell a stage it goes through? FIRST_POST")
+    replies = [f'<blockquote><div class="title">member1 said:</div><div>{first}</div></blockquote>'
+               "That smell means it is hungry: feed it twice a day and it will settle in a week. WHOLE_QUOTE_REPLY",
+               "<blockquote>I feed it once a day with rye flour and tap water.</blockquote>Rye is fine, but use "
+               "filtered water if yours is chlorinated."]
+    posts = "".join(f"""<article class="message"><a class="username" href="/u/{n}">member{n}</a>
+<time datetime="2024-07-0{n}T10:00:00Z">Jul {n}, 2024</time><div class="bbWrapper">{text}</div></article>"""
+                    for n, text in enumerate([first, *replies], start=1))
+    page = f"<html><head><title>Smelly starter - Bread forum</title></head><body>{posts}</body></html>"
+    result = extract(page, "https://bread.test/threads/starter.3/")
+    assert result.type == "forum"
+    assert result.text.count("FIRST_POST") == 1 and "WHOLE_QUOTE_REPLY" in result.text
+    assert result.text.count("I feed it once a day with rye flour and tap water.") == 2  # the first post's, quoted
+
+
 def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():
     # Each post's name and date are plain text in a box before its body: they are its byline.
     posts = "".join(f'<div class="reply" id="{n}"><div class="font-bold">member{n} · <span>03/03/2026 19:{n}0</span>'

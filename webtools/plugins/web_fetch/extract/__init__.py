@@ -39,7 +39,7 @@ from .choice import (
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
-from .forum import byline, only_comments, post_element, thread_posts, thread_share
+from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import card_line, card_link, cards_win, dated_by_a_card, find_cards, outside_cards
 from .pagetype import (
     ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced, product_shape,
@@ -168,8 +168,11 @@ def _bare_text(html: str | bytes, base: str, options: dict) -> str:
 def _thread(posts, base: str, options: dict) -> str:
     """A thread's posts as Markdown: each post's author and date on a line, then its text."""
     parts = []
+    earlier: list[str] = []  # the text of each post before this one
     for post in posts:
         element = post_element(post, options.get("title"))
+        drop_repeated_quotes(element, earlier)
+        earlier.append(" ".join(post.body.text_content().split()))
         absolutize(element, base)
         text = _markdown(element, **{**options, "title": None})
         if text:
