@@ -159,6 +159,19 @@ def test_a_replys_quote_of_a_whole_earlier_post_is_left_out_and_a_quoted_sentenc
     assert result.text.count("I feed it once a day with rye flour and tap water.") == 2  # the first post's, quoted
 
 
+def test_a_posts_author_is_the_name_within_its_profile_box():
+    # The box is named an author's, as is the name within it; the box holds the rank and the post count too.
+    posts = "".join(f"""<article class="comment"><aside class="comment_author"><h3 class="pane_author"><a
+href="/profile/{n}">member{n}</a></h3><span>Member</span> <span>{n}5</span></aside>
+<time datetime="2024-07-0{n}T10:00:00Z">Jul {n}, 2024</time><div class="post-content">Check the fuse in the plug
+first POST_{n}, then the switch on the back of the lamp.</div></article>""" for n in range(1, 4))
+    page = f"<html><head><title>Lamp dead - Fix-it board</title></head><body>{posts}</body></html>"
+    result = extract(page, "https://fixit.test/topic/9-lamp-dead/")
+    assert result.type == "forum"
+    assert all(f"**member{n}** · Jul {n}, 2024\n\nCheck the fuse" in result.text for n in range(1, 4))
+    assert "Member" not in result.text
+
+
 def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():
     # Each post's name and date are plain text in a box before its body: they are its byline.
     posts = "".join(f'<div class="reply" id="{n}"><div class="font-bold">member{n} · <span>03/03/2026 19:{n}0</span>'

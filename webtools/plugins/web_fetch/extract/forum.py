@@ -223,11 +223,21 @@ def _author(container, body) -> str | None:
                 found = element.get("content") or _short_text(element, MAX_AUTHOR_WORDS)
             if found and found.strip():
                 return found.strip()
-    for element in _outside(container, body):
-        if _AUTHOR_CLASS.search(element.get("class") or "") or element.get("rel") == "author":
-            found = _short_text(element, MAX_AUTHOR_WORDS)
-            if found:
-                return found
+    named = [element for element in _outside(container, body)
+             if _AUTHOR_CLASS.search(element.get("class") or "") or element.get("rel") == "author"]
+    holding = {a for element in named for a in element.iterancestors()}
+    for element in named:
+        # Not a profile box around the name (Invision's author pane: name, rank, post count). Measured on the
+        # tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): forums 0.8323 to 0.8325, 2 pages up, none down.
+        if element in holding:
+            continue
+        found = _short_text(element, MAX_AUTHOR_WORDS)
+        if found:
+            return found
+    for element in named:
+        found = _short_text(element, MAX_AUTHOR_WORDS)
+        if found:
+            return found
     return None
 
 
