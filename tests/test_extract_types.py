@@ -172,6 +172,29 @@ first POST_{n}, then the switch on the back of the lamp.</div></article>""" for 
     assert "Member" not in result.text
 
 
+def test_a_note_of_a_posts_editing_is_left_out():
+    posts = "".join(f"""<div class="post"><a class="username" href="/u/{n}">member{n}</a>
+<time datetime="2024-07-0{n}T10:00:00Z">Jul {n}, 2024</time><div class="post-content"><p>Edited by hand, the
+config file works POST_{n}.</p><p><strong>Edited July {n}, 2024 by member{n}</strong> <a href="/h">(see edit
+history)</a></p></div></div>""" for n in range(1, 4))
+    page = f"<html><head><title>Config - Help board</title></head><body>{posts}</body></html>"
+    result = extract(page, "https://help.test/topic/4-config/")
+    assert result.type == "forum"
+    assert all(f"POST_{n}" in result.text for n in range(1, 4))
+    assert "Edited July" not in result.text and "edit history" not in result.text
+
+
+@given(st.sampled_from(["Edited", "Last edited", "edited"]), st.text(alphabet="abcxyz ", max_size=30),
+       st.integers(min_value=1, max_value=31), st.integers(min_value=0, max_value=20))
+@settings(max_examples=200, deadline=None)
+def test_an_edit_note_is_short_and_dated(lead, name, day, padding):
+    note = f"{lead} July {day}, 2024 by {name} " + "word " * padding
+    element = lxml_html.fragment_fromstring(f"<p>{note}</p>")
+    assert forum._is_edit_note(element) == (len(note.split()) <= forum.MAX_EDIT_NOTE_WORDS)
+    undated = lxml_html.fragment_fromstring(f"<p>{lead} by {name}</p>")
+    assert not forum._is_edit_note(undated)
+
+
 def test_posts_whose_author_and_date_no_markup_names_show_them_as_the_text_before_them():
     # Each post's name and date are plain text in a box before its body: they are its byline.
     posts = "".join(f'<div class="reply" id="{n}"><div class="font-bold">member{n} · <span>03/03/2026 19:{n}0</span>'

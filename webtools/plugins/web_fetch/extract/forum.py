@@ -71,6 +71,11 @@ _SIGNATURE = re.compile(r"signature", re.IGNORECASE)
 #: sentence).
 MIN_QUOTE_WORDS = 25
 QUOTE_TAIL = 60
+#: A note of a post's editing, its date among its words, is the forum's, not the post's ("Edited April 18,
+#: 2024 by ldubs": Invision, phpBB, FluxBB, XenForo). Measured on the tuned part of wcxb-dev (WCXB, Foley
+#: 2026, CC-BY-4.0), whose readers left them out: forums 0.8325 to 0.8331, 5 pages up, none down.
+_EDIT_NOTE = re.compile(r"(?:last\s+)?edited\s+(?:\S+\s+){0,2}\S*\d.*\bby\b|last\s+edited\s*(?:by\b|:)", re.IGNORECASE)
+MAX_EDIT_NOTE_WORDS = 16
 #: A thread needs this many posts to be read as one.
 MIN_POSTS = 2
 #: A post whose author and date no markup names shows them as the short text before its body in its
@@ -330,6 +335,16 @@ def _repeats_title(heading, title: str) -> bool:
     return len(text.split()) >= 2 and text in title
 
 
+def _is_edit_note(element) -> bool:
+    """Whether ``element``'s text is a note of the post's editing ("Edited April 18, 2024 by ldubs", "Last
+    edited by reefer on Mon Mar 03, 2025, edited 1 time in total")."""
+    words = element.text_content().split()
+    if len(words) > MAX_EDIT_NOTE_WORDS:
+        return False
+    text = " ".join(words)
+    return bool(_EDIT_NOTE.match(text)) and any(c.isdigit() for c in text)
+
+
 def post_element(post: Post, title: str | None = None):
     """A cleaned copy of the post's body (scripts, forms, chrome and controls removed) for the Markdown
     writer, without the headings that repeat the thread's ``title`` (the page's), "Re: " before it or not."""
@@ -338,6 +353,9 @@ def post_element(post: Post, title: str | None = None):
     etree.strip_elements(body, *REMOVED_TAGS, with_tail=False)
     for control in body.xpath(".//*[@role='button']"):
         control.drop_tree()
+    notes = [element for element in body.iterdescendants() if isinstance(element.tag, str) and _is_edit_note(element)]
+    for note in _outermost(notes):
+        note.drop_tree()
     if title:
         folded = " ".join(title.split()).casefold()
         for heading in body.xpath(".//h1|.//h2|.//h3|.//h4|.//h5|.//h6"):
