@@ -387,6 +387,13 @@ def test_one_offer_block_without_declarations_names_a_product():
     assert extract(page, "https://shoes.test/x2").type == "product"
 
 
+def test_an_offer_blocks_button_named_for_screen_readers_names_a_product():
+    # An icon for a button: its name is in aria-label alone.
+    page = (PRODUCT.replace("{story}", STORY).replace('"@type": "Product"', '"@type": "Thing"')
+            .replace("<button>Add to cart</button>", '<button aria-label="Add to cart"><svg></svg></button>'))
+    assert extract(page, "https://shoes.test/x2").type == "product"
+
+
 def test_a_documentation_generators_page_is_documentation():
     page = """<html><head><title>Install - Tool docs</title><meta name="generator" content="Sphinx 7.2"></head>
 <body><div class="rst-content"><h1>Install</h1><p>Install the tool with pip into a fresh virtual environment

@@ -88,12 +88,17 @@ MAX_BUY_BUTTONS = 3
 
 def product_shape(doc) -> bool:
     """Whether the page shows one product's offer block: Open Graph's price metadata, or one to
-    ``MAX_BUY_BUTTONS`` "add to cart" buttons."""
+    ``MAX_BUY_BUTTONS`` "add to cart" buttons, by the words they show or by the name they give a screen reader
+    (``aria-label``: a button drawn as an icon, or a shop's shortcut to its cart button). Read by their names
+    too, the tuned products of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0) rose from 0.698 to 0.701 (one page, a
+    shop's page of one product that was read as an article: 0.43 to 0.64), the other types and the article
+    sets unchanged."""
     if doc.xpath("//meta[@property='product:price:amount' or @property='og:price:amount']"):
         return True
     buttons = 0
     for element in doc.xpath("//body//button|//body//input[@type='submit']|//body//a"):
-        if _BUY.search(element.get("value") or "" if element.tag == "input" else element.text_content()):
+        if _BUY.search(element.get("value") or "" if element.tag == "input" else element.text_content()) \
+                or _BUY.search(element.get("aria-label") or ""):
             buttons += 1
             if buttons > MAX_BUY_BUTTONS:
                 return False
