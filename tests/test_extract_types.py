@@ -715,6 +715,17 @@ def test_a_products_dialogs_are_left_out_of_its_text():
     assert "DIALOG_TEXT" not in result.text
 
 
+def test_a_products_dialog_with_a_title_of_its_own_is_left_out_of_its_text():
+    dialog = ('<div role="alertdialog" aria-modal="true"><h1>Your privacy settings</h1><p>DIALOG_TEXT We and our '
+              "partners use cookies to remember your basket, measure visits and show offers that suit you.</p></div>"
+              "<footer>")
+    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+    text = extract(PRODUCT.replace("{story}", STORY + care).replace("<footer>", dialog), "https://shoes.test/x2").text
+    assert "STORY_TEXT" in text and "Wash the X2" in text
+    assert "DIALOG_TEXT" not in text
+
+
 def test_a_products_fine_print_is_left_out_of_its_text():
     care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
             "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
