@@ -4,6 +4,7 @@ as they were before the shortcut, and are the reference."""
 from __future__ import annotations
 
 import copy
+import re
 from collections import Counter
 from itertools import chain
 
@@ -59,10 +60,20 @@ def _plain_drop_hidden(doc) -> None:
     """``drop_hidden`` before its shortcuts: every marked element's visible text counted, the class
     attributes read again after the asides went, the page's text measured again."""
     marked = []
-    shown = page.disclosed(doc)
-    for element in doc.xpath("//*[@hidden or @aria-hidden='true' or @style]"):
+    shown, seen = page.disclosed(doc), []
+    for element in doc.xpath("//*[@hidden or @aria-hidden or @style]"):
         style = element.get("style") or ""
         if shown(element):
+            # Shown as a click shows it, once for each text.
+            text = " ".join(element.text_content().split())
+            if text not in seen:
+                seen.append(text)
+                hiding = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+                if hiding.search(style):
+                    element.set("style", hiding.sub("", style))
+                for name in ("hidden", "aria-hidden"):
+                    if name in element.attrib:
+                        del element.attrib[name]
             continue
         if page._INVISIBLE_STYLE.search(style):
             if element.getparent() is not None:

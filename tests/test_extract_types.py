@@ -438,6 +438,39 @@ def test_what_a_tab_or_an_accordion_discloses_is_kept_and_other_hidden_text_is_n
     assert "MOBILE_COPY" not in text and "DIALOG_TEXT" not in text
 
 
+def _read_by_trafilatura(monkeypatch, page: str, url: str) -> list:
+    """The pages trafilatura was given while ``page`` was extracted, parsed."""
+    import lxml.html
+
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    read, real = [], pipeline.trafilatura_article
+
+    def reading(doc, base, fast=True):
+        read.append(lxml.html.fromstring(lxml.html.tostring(doc)))
+        return real(doc, base, fast)
+    monkeypatch.setattr(pipeline, "trafilatura_article", reading)
+    extract(page, url)
+    return read
+
+
+def test_trafilatura_reads_what_a_tab_or_an_accordion_discloses_shown_and_a_repeated_panel_once(monkeypatch):
+    # trafilatura removes hidden elements itself: what a click shows must reach it shown.
+    repeated = f'<div role="tabpanel" style="display:none">{_PANEL.format(mark="TAB_TWO")}</div>'
+    page = DISCLOSED.replace("<h2>Questions</h2>", repeated + "<h2>Questions</h2>")
+    doc = _read_by_trafilatura(monkeypatch, page, "https://heating.test/care")[0]
+    first, again = doc.xpath("//*[@role='tabpanel']")
+    assert first.get("hidden") is None and "TAB_TWO" in first.text_content()
+    assert "display:none" in again.get("style")  # the same words again: left hidden
+    assert doc.get_element_by_id("a1").get("aria-hidden") is None
+    assert "display" not in doc.xpath("//*[@role='region']")[0].get("style")
+    # A product's page keeps its hidden elements (its tabs); what they disclose is shown too.
+    care = ('<div id="care" role="tabpanel" style="display: none"><p>TAB_TEXT Wash the X2 by hand in cold water.</p>'
+            "</div>")
+    doc = _read_by_trafilatura(monkeypatch, PRODUCT.replace("{story}", STORY + care), "https://shoes.test/x2")[0]
+    assert "display" not in doc.get_element_by_id("care").get("style")
+
+
 def _offer_section(n: int, extra: str = "") -> str:
     return (f"<section><h2>Offer {n}</h2><p>KEPT_{n} Weekly cleaning of offices up to {n}00 square metres, "
             f"desks and floors included.</p><ul><li>MISSED_{n} windows</li><li>kitchens</li><li>stairs</li></ul>"

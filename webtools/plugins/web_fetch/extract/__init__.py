@@ -48,6 +48,7 @@ from .pagetype import (
 from .product import aside_words, product_item, product_markdown, without_asides, without_rails
 from .page import (
     BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_dialogs, drop_hidden, page_title, parse, remembering_links,
+    show_disclosed,
 )
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
@@ -323,7 +324,11 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     declared = declared_kind(doc)
     # A product's description and specifications are in tabs that the page hides until clicked.
     item = product_item(doc) if declared == PRODUCT else None
-    modals = drop_hidden(doc) if declared != PRODUCT else []
+    if declared != PRODUCT:
+        modals = drop_hidden(doc)
+    else:
+        modals = []
+        show_disclosed(doc)
     posts = thread_posts(doc) if declared != ARTICLE else []
     if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
