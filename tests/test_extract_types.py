@@ -759,6 +759,16 @@ def test_a_products_dialog_with_a_title_of_its_own_is_left_out_of_its_text():
     assert "DIALOG_TEXT" not in text
 
 
+def test_a_products_dialog_holding_a_table_is_its_own_data_and_kept():
+    guide = ('<div role="dialog" aria-modal="true"><h2>Size guide</h2><table><tr><th>Size</th><th>Foot length</th>'
+             "</tr><tr><td>42</td><td>SIZE_GUIDE 26.5 cm</td></tr><tr><td>43</td><td>27.2 cm</td></tr></table></div>"
+             "<footer>")
+    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+    text = extract(PRODUCT.replace("{story}", STORY + care).replace("<footer>", guide), "https://shoes.test/x2").text
+    assert "STORY_TEXT" in text and "SIZE_GUIDE" in text
+
+
 def test_a_products_fine_print_is_left_out_of_its_text():
     care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
             "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
