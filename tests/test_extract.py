@@ -831,13 +831,15 @@ _CLASS_VALUES = st.lists(st.sampled_from([
 def test_elements_hidden_by_class_are_those_xpaths_class_test_finds(classes):
     from lxml import etree
 
-    from webtools.plugins.web_fetch.extract.page import _BODY_CLASSES, HIDDEN_CLASSES, _hidden_by_class, parse
+    from webtools.plugins.web_fetch.extract.page import (
+        _BODY_CLASSES, HIDDEN_CLASSES, _hidden_by_class, _with_elements, parse,
+    )
 
     inner = "".join(f'<div class="{value}"><span class="{value}">t</span></div>' for value in classes)
     doc = parse(f'<html><head><title class="hidden">t</title></head><body>{inner}</body></html>')
     xpath = etree.XPath("//body//*[" + " or ".join(
         f"contains(concat(' ', normalize-space(@class), ' '), ' {name} ')" for name in HIDDEN_CLASSES) + "]")
-    assert _hidden_by_class(_BODY_CLASSES(doc)) == xpath(doc)
+    assert _hidden_by_class(_with_elements(_BODY_CLASSES(doc))) == xpath(doc)
 
 
 @needs_corpus

@@ -547,3 +547,21 @@ def test_trafilatura_discard_expressions_read_in_python_find_what_they_find(elem
     for expression in [*xpaths.OVERALL_DISCARD_XPATH, *xpaths.REMOVE_COMMENTS_AND_LISTS_XPATH,
                        *xpaths.RAW_TREE_PRUNE_XPATH]:
         assert _discarded(expression)(doc) == expression(doc), expression.path
+
+
+@given(st.sampled_from(["", "<meta name='x' style='display:none'>", "<title hidden>t</title>"]),
+       st.sampled_from(["<body>", "<body style='color: red' class='a' id='b'>", "<body hidden aria-controls='a1'>"]),
+       st.lists(_PIECES, max_size=40),
+       st.sampled_from(["", "</body><p class='late'>after</p>", "</body></html><!-- x -->"]))
+@example("<title hidden>t</title>", "<body hidden aria-controls='a1'>", ["<p id='a1' class='hidden'>", "x"], "")
+@settings(max_examples=300, deadline=None)
+def test_the_attributes_read_in_one_walk_are_those_the_expressions_find(head, body, pieces, end):
+    html = f"<html><head>{head}</head>{body}" + "".join(pieces) + end
+    doc = parse(html)
+    read = page._read_attributes(doc)
+    assert read is not None or doc.find("body") is None or doc.find("body").getnext() is not None
+    if read is not None:
+        assert read.maybe_hidden == page._MAYBE_HIDDEN(doc)
+        assert sorted(read.controls) == sorted(page._CONTROLS(doc))
+        assert read.classes == page._with_elements(page._BODY_CLASSES(doc))
+        assert read.ids == page._with_elements(page._BODY_IDS(doc))
