@@ -565,3 +565,13 @@ def test_the_attributes_read_in_one_walk_are_those_the_expressions_find(head, bo
         assert sorted(read.controls) == sorted(page._CONTROLS(doc))
         assert read.classes == page._with_elements(page._BODY_CLASSES(doc))
         assert read.ids == page._with_elements(page._BODY_IDS(doc))
+
+
+@given(st.lists(st.sampled_from(["id", "class", "style", "role", "x"]), unique=True),
+       st.sampled_from([("id", "class"), ("id", "style"), ("class", "id")]))
+@example(["class", "x", "id"], ("id", "class"))
+def test_the_first_of_two_attributes_is_the_first_named(names, pair):
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _first
+
+    one, other = pair
+    assert _first(names, one, other) == next((name for name in names if name in pair), None)

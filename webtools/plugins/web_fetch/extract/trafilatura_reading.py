@@ -169,8 +169,12 @@ _RAW_TAGS = ("div", "section", "aside")
 
 def _first(names: list[str], one: str, other: str) -> str | None:
     """Which of the attributes ``one`` and ``other`` comes first in ``names`` (an element's, in its order):
-    the one XPath's ``@one|@other`` gives a function. None when it has neither."""
-    return next((name for name in names if name == one or name == other), None)
+    the one XPath's ``@one|@other`` gives a function. None when it has neither. Asked of the names by ``in``
+    (an element names an attribute once): a generator walking them was a fifth of the time of the discard
+    expressions read in Python."""
+    if one in names:
+        return one if other not in names or names.index(one) < names.index(other) else other
+    return other if other in names else None
 
 
 @lru_cache(maxsize=128)
