@@ -342,7 +342,8 @@ def test_related_rails_sidebars_and_footers_named_by_class_or_id_are_dropped():
 
 
 def test_an_aside_name_that_is_negated_or_holds_the_page_keeps_its_text():
-    from webtools.plugins.web_fetch.extract.page import drop_asides, parse
+    from webtools.plugins.web_fetch.extract.hidden import drop_asides
+    from webtools.plugins.web_fetch.extract.page import parse
 
     for wrapper in ("wsite-not-footer", "content-sidebar-wrap"):
         doc = parse(_page_with_asides(wrapper))
@@ -364,7 +365,8 @@ def test_a_content_column_named_after_the_sidebar_beside_it_keeps_the_article():
 <aside class="col-3 sidebar-first"><p>SIDEBAR_TEXT Opening hours of the harbour office, the tide tables and the
 numbers to call when the crossing is cancelled.</p></aside>
 <div class="related-posts">{rail}</div></body></html>"""
-    from webtools.plugins.web_fetch.extract.page import drop_asides, parse
+    from webtools.plugins.web_fetch.extract.hidden import drop_asides
+    from webtools.plugins.web_fetch.extract.page import parse
 
     doc = parse(page)
     drop_asides(doc)
@@ -831,9 +833,10 @@ _CLASS_VALUES = st.lists(st.sampled_from([
 def test_elements_hidden_by_class_are_those_xpaths_class_test_finds(classes):
     from lxml import etree
 
-    from webtools.plugins.web_fetch.extract.page import (
-        _BODY_CLASSES, HIDDEN_CLASSES, _hidden_by_class, _with_elements, parse,
+    from webtools.plugins.web_fetch.extract.hidden import (
+        _BODY_CLASSES, HIDDEN_CLASSES, _hidden_by_class, _with_elements,
     )
+    from webtools.plugins.web_fetch.extract.page import parse
 
     inner = "".join(f'<div class="{value}"><span class="{value}">t</span></div>' for value in classes)
     doc = parse(f'<html><head><title class="hidden">t</title></head><body>{inner}</body></html>')
@@ -1070,7 +1073,8 @@ def test_a_modal_dialog_and_a_closed_dialog_are_dropped_however_much_of_the_page
     assert "RECIPE_BODY" in text
     assert "CONSENT_" not in text and "NEWSLETTER_BOX" not in text
     # An open <dialog> is shown, and a dialog that is not modal lies on the page: both stay.
-    from webtools.plugins.web_fetch.extract.page import drop_dialogs, drop_hidden, parse
+    from webtools.plugins.web_fetch.extract.hidden import drop_dialogs, drop_hidden
+    from webtools.plugins.web_fetch.extract.page import parse
 
     doc = parse(html.replace("<dialog>", "<dialog open>").replace("aria-modal='true'", ""))
     drop_dialogs(doc, drop_hidden(doc))

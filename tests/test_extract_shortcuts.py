@@ -12,7 +12,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from lxml import etree
 
-from webtools.plugins.web_fetch.extract import choice, forum, listing, page, pagetype
+from webtools.plugins.web_fetch.extract import choice, forum, hidden, listing, page, pagetype
 from webtools.plugins.web_fetch.extract.page import WRAPPER_SHARE, parse, text_length
 
 # Pieces of pages: hidden elements (by attribute, style and class), posts' classes and ids, cards,
@@ -39,28 +39,28 @@ PAGES = st.lists(_PIECES, max_size=40).map(lambda pieces: "<html><body>" + "".jo
 def _plain_drop_asides(doc) -> None:
     """``drop_asides`` before its shortcut: the class attributes read afresh, nothing returned."""
     asides = [value.getparent() for value in chain(doc.xpath("//body//*/@class"), doc.xpath("//body//*/@id"))
-              if page._names_aside(value)]
+              if hidden._names_aside(value)]
     if not asides:
         return
     total = text_length(doc)
     small = [element for element in asides
-             if text_length(element) < WRAPPER_SHARE * total and not page._holds_content(element)]
+             if text_length(element) < WRAPPER_SHARE * total and not hidden._holds_content(element)]
     for element in small:
         if element.getparent() is not None:
             element.drop_tree()
 
 
 def _plain_hidden_by_class(doc) -> list:
-    hidden = frozenset(page.HIDDEN_CLASSES)
+    names = frozenset(hidden.HIDDEN_CLASSES)
     return [value.getparent() for value in doc.xpath("//body//*/@class")
-            if page._HIDDEN_CLASS_NAME.search(value) and not hidden.isdisjoint(page._XML_SPACE.split(value))]
+            if hidden._HIDDEN_CLASS_NAME.search(value) and not names.isdisjoint(hidden._XML_SPACE.split(value))]
 
 
 def _plain_drop_hidden(doc) -> None:
     """``drop_hidden`` before its shortcuts: every marked element's visible text counted, the class
     attributes read again after the asides went, the page's text measured again."""
     marked = []
-    shown, seen = page.disclosed(doc), []
+    shown, seen = hidden.disclosed(doc), []
     for element in doc.xpath("//*[@hidden or @aria-hidden or @style]"):
         style = element.get("style") or ""
         if shown(element):
@@ -75,10 +75,10 @@ def _plain_drop_hidden(doc) -> None:
                     if name in element.attrib:
                         del element.attrib[name]
             continue
-        if page._INVISIBLE_STYLE.search(style):
+        if hidden._INVISIBLE_STYLE.search(style):
             if element.getparent() is not None:
                 element.drop_tree()
-        elif element.get("hidden") is not None or page._HIDDEN_STYLE.search(style) \
+        elif element.get("hidden") is not None or hidden._HIDDEN_STYLE.search(style) \
                 or element.get("aria-hidden") == "true":
             marked.append(element)
     _plain_drop_asides(doc)
@@ -96,7 +96,7 @@ def _plain_drop_hidden(doc) -> None:
 @settings(max_examples=300, deadline=None)
 def test_hidden_elements_are_dropped_as_counting_every_one_drops_them(html):
     ours, plain = parse(html), parse(html)
-    page.drop_hidden(ours)
+    hidden.drop_hidden(ours)
     _plain_drop_hidden(plain)
     assert etree.tostring(ours) == etree.tostring(plain)
 
@@ -115,7 +115,7 @@ def test_a_documentation_page_is_told_by_its_classes_searched_joined_or_one_by_o
 @settings(max_examples=300, deadline=None)
 def test_the_text_left_after_the_asides_is_the_text_measured_again(html):
     ours, plain = parse(html), parse(html)
-    left = page.drop_asides(ours)
+    left = hidden.drop_asides(ours)
     _plain_drop_asides(plain)
     assert etree.tostring(ours) == etree.tostring(plain)
     assert left is None or left == text_length(ours)
@@ -558,13 +558,13 @@ def test_trafilatura_discard_expressions_read_in_python_find_what_they_find(elem
 def test_the_attributes_read_in_one_walk_are_those_the_expressions_find(head, body, pieces, end):
     html = f"<html><head>{head}</head>{body}" + "".join(pieces) + end
     doc = parse(html)
-    read = page._read_attributes(doc)
+    read = hidden._read_attributes(doc)
     assert read is not None or doc.find("body") is None or doc.find("body").getnext() is not None
     if read is not None:
-        assert read.maybe_hidden == page._MAYBE_HIDDEN(doc)
-        assert sorted(read.controls) == sorted(page._CONTROLS(doc))
-        assert read.classes == page._with_elements(page._BODY_CLASSES(doc))
-        assert read.ids == page._with_elements(page._BODY_IDS(doc))
+        assert read.maybe_hidden == hidden._MAYBE_HIDDEN(doc)
+        assert sorted(read.controls) == sorted(hidden._CONTROLS(doc))
+        assert read.classes == hidden._with_elements(hidden._BODY_CLASSES(doc))
+        assert read.ids == hidden._with_elements(hidden._BODY_IDS(doc))
 
 
 @given(st.lists(st.sampled_from(["id", "class", "style", "role", "x"]), unique=True),

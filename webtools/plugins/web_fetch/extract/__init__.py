@@ -46,10 +46,8 @@ from .pagetype import (
     service_sections,
 )
 from .product import aside_words, product_item, product_markdown, without_asides, without_rails
-from .page import (
-    BARE_REMOVED_TAGS, absolutize, base_url, clean, drop_dialogs, drop_hidden, page_title, parse, remembering_links,
-    show_disclosed,
-)
+from .hidden import drop_dialogs, drop_hidden, show_disclosed
+from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, page_title, parse, remembering_links
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
 
