@@ -717,6 +717,17 @@ def test_a_service_page_without_an_article_is_its_sections_without_the_boxes_aro
     assert "COOKIE_TEXT" not in result.text and "OUTSIDE_SECTIONS" not in result.text
 
 
+#: A product page's own paragraph besides its story: what the page says, which its asides must not take away.
+CARE = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
+        "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
+
+
+def _product_with(end: str) -> str:
+    """The product page with its story and its care paragraph, and ``end`` (which ends with the page's
+    ``<footer>``) in place of its footer's opening tag."""
+    return PRODUCT.replace("{story}", STORY + CARE).replace("<footer>", end)
+
+
 def test_a_products_customer_reviews_are_left_out_and_its_description_kept():
     reviews = "".join(
         f'<div class="customer-review"><p>Reviewer {n}, verified buyer</p><p>REVIEW_TEXT Comfortable from the first '
@@ -729,9 +740,7 @@ def test_a_products_customer_reviews_are_left_out_and_its_description_kept():
     assert "STORY_TEXT" in result.text
     assert "REVIEW_TEXT" not in result.text and "verified buyer" not in result.text
     # One review alone is the page's own (a magazine's review of the product), not its customers'.
-    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
-            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
-    own = PRODUCT.replace("{story}", f'<div class="item car-review">{STORY}</div>{care}')
+    own = PRODUCT.replace("{story}", f'<div class="item car-review">{STORY}</div>{CARE}')
     assert "STORY_TEXT" in extract(own, "https://shoes.test/x2").text
 
 
@@ -740,9 +749,7 @@ def test_a_products_dialogs_are_left_out_of_its_text():
                "partners use cookies to remember your basket, measure visits and show offers that suit you.</p></div>"
                '<dialog><h2>Sign in</h2><p>DIALOG_TEXT Sign in to track your orders, save your sizes and check out '
                "faster next time you visit the shop.</p></dialog><footer>")
-    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
-            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
-    page = PRODUCT.replace("{story}", STORY + care).replace("<footer>", dialogs)
+    page = _product_with(dialogs)
     result = extract(page, "https://shoes.test/x2")
     assert "STORY_TEXT" in result.text
     assert "DIALOG_TEXT" not in result.text
@@ -752,9 +759,7 @@ def test_a_products_dialog_with_a_title_of_its_own_is_left_out_of_its_text():
     dialog = ('<div role="alertdialog" aria-modal="true"><h1>Your privacy settings</h1><p>DIALOG_TEXT We and our '
               "partners use cookies to remember your basket, measure visits and show offers that suit you.</p></div>"
               "<footer>")
-    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
-            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
-    text = extract(PRODUCT.replace("{story}", STORY + care).replace("<footer>", dialog), "https://shoes.test/x2").text
+    text = extract(_product_with(dialog), "https://shoes.test/x2").text
     assert "STORY_TEXT" in text and "Wash the X2" in text
     assert "DIALOG_TEXT" not in text
 
@@ -763,20 +768,16 @@ def test_a_products_dialog_holding_a_table_is_its_own_data_and_kept():
     guide = ('<div role="dialog" aria-modal="true"><h2>Size guide</h2><table><tr><th>Size</th><th>Foot length</th>'
              "</tr><tr><td>42</td><td>SIZE_GUIDE 26.5 cm</td></tr><tr><td>43</td><td>27.2 cm</td></tr></table></div>"
              "<footer>")
-    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
-            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
-    text = extract(PRODUCT.replace("{story}", STORY + care).replace("<footer>", guide), "https://shoes.test/x2").text
+    text = extract(_product_with(guide), "https://shoes.test/x2").text
     assert "STORY_TEXT" in text and "SIZE_GUIDE" in text
 
 
 def test_a_products_fine_print_is_left_out_of_its_text():
-    care = ("<p>Wash the X2 by hand in cold water and let it dry away from a fire or a radiator, stuffed with "
-            "newspaper so that it keeps its shape, and brush the mud off its sole once it is dry.</p>")
     notes = ('<div class="page-disclaimer"><p>FINE_PRINT Grip measured by the maker on wet granite at 10 °C; results '
              "on other rock and in other weather may differ, as may the life of the sole.</p></div>"
              '<p id="financing-disclaimer">FINE_PRINT Financing is offered to qualified buyers, subject to credit '
              "approval, at rates from 0% to 36% APR over twelve months.</p><footer>")
-    page = PRODUCT.replace("{story}", STORY + care).replace("<footer>", notes)
+    page = _product_with(notes)
     result = extract(page, "https://shoes.test/x2")
     assert "STORY_TEXT" in result.text and "Wash the X2" in result.text
     assert "FINE_PRINT" not in result.text
