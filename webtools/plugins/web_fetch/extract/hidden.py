@@ -37,6 +37,10 @@ _BODY_IDS = etree.XPath("//body//*/@id")
 #: by ``drop_hidden``): ``/descendant::`` and no string comparison were half the time of
 #: ``//*[@hidden or @aria-hidden='true' or @style]`` on readability's and CleanEval's pages.
 _MAYBE_HIDDEN = etree.XPath("/descendant::*[@hidden or @aria-hidden or @style or @aria-modal]")
+#: The attributes that may hide an element, and those ``_MAYBE_HIDDEN`` looks for (a modal too, for
+#: ``drop_dialogs``).
+_HIDING = frozenset({"hidden", "aria-hidden", "style"})
+_MAYBE_HIDING = _HIDING | {"aria-modal"}
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 #: Hidden while keeping its place: a layout's hidden part, never a page waiting for a script to show it.
 _INVISIBLE_STYLE = re.compile(r"visibility\s*:\s*hidden", re.IGNORECASE)
@@ -139,7 +143,7 @@ def show_disclosed(doc: lxml.html.HtmlElement) -> None:
 def _only_modal(element: lxml.html.HtmlElement) -> bool:
     """Whether ``element``, one of ``_MAYBE_HIDDEN``'s, is there for its ``aria-modal`` alone (for
     ``drop_dialogs``): nothing hides it."""
-    return element.get("style") is None and element.get("hidden") is None and element.get("aria-hidden") is None
+    return _HIDING.isdisjoint(element.keys())
 
 
 class _Attributes(NamedTuple):
@@ -165,12 +169,11 @@ def _read_attributes(doc: lxml.html.HtmlElement) -> _Attributes | None:
             if element is not body:
                 return None
             break
-        names = element.keys()
-        if names and ("hidden" in names or "aria-hidden" in names or "style" in names or "aria-modal" in names):
+        if not _MAYBE_HIDING.isdisjoint(element.keys()):
             maybe_hidden.append(element)
     # The body's own control is the expression's (``//body//@...``), its own class and id are not (``//body//*``).
     names = body.keys()
-    if "hidden" in names or "aria-hidden" in names or "style" in names or "aria-modal" in names:
+    if not _MAYBE_HIDING.isdisjoint(names):
         maybe_hidden.append(body)
     controls.extend(body.get(name) for name in _CONTROL_NAMES if name in names)
     for element in body.iterdescendants(etree.Element):
@@ -181,9 +184,9 @@ def _read_attributes(doc: lxml.html.HtmlElement) -> _Attributes | None:
             classes.append((element, element.get("class")))
         if "id" in names:
             ids.append((element, element.get("id")))
-        if "hidden" in names or "aria-hidden" in names or "style" in names or "aria-modal" in names:
+        if not _MAYBE_HIDING.isdisjoint(names):
             maybe_hidden.append(element)
-        if "aria-controls" in names or "data-target" in names or "data-bs-target" in names:
+        if not _CONTROLLING.isdisjoint(names):
             controls.extend(element.get(name) for name in _CONTROL_NAMES if name in names)
     return read
 
@@ -192,6 +195,7 @@ def _read_attributes(doc: lxml.html.HtmlElement) -> _Attributes | None:
 #: and Bootstrap's.
 _CONTROLS = etree.XPath("//body//@aria-controls|//body//@data-target|//body//@data-bs-target")
 _CONTROL_NAMES = ("aria-controls", "data-target", "data-bs-target")
+_CONTROLLING = frozenset(_CONTROL_NAMES)
 
 
 def disclosed(doc: lxml.html.HtmlElement,
