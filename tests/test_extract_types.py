@@ -882,3 +882,48 @@ def test_a_short_post_beside_a_blogroll_of_titled_links_stays_the_post():
     assert result.type == "article"
     assert "POST_BODY" in result.text
     assert "STORY_" not in result.text
+
+
+def test_a_definition_list_of_papers_pairs_each_term_with_its_description():
+    # Each paper's number and links in its <dt>, its title and authors in the <dd> after it: one card each.
+    papers = "".join(f"""<dt><a name="item{n}">[{n}]</a> <a href="/abs/24.{n:04}">paper:24.{n:04}</a>
+[<a href="/pdf/24.{n:04}">pdf</a>]</dt>
+<dd><div class="meta"><div class="list-title">Title: Sparse attention for long documents TITLE_{n}</div>
+<div class="list-authors"><a href="/a/{n}">Ada Writer</a>, <a href="/a/{n + 1}">Bo Reader</a></div>
+<div class="list-subjects">Subjects: Machine Learning</div></div></dd>""" for n in range(1, 21))
+    page = f"""<html><head><title>Recent submissions | Papers</title></head><body>
+<nav><a href="/">Home</a> <a href="/help">Help</a></nav>
+<main><h1>Recent submissions</h1><p>Showing the newest papers in machine learning.</p>
+<dl>{papers}</dl></main><footer>FOOTER_TEXT</footer></body></html>"""
+    result = extract(page, "https://papers.test/list/recent")
+    assert result.type == "listing"
+    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    assert len(items) == 20
+    for n, item in enumerate(items, 1):
+        assert f"paper:24.{n:04}" in item and f"TITLE_{n}" in item
+
+
+def test_cards_split_among_a_grids_rows_are_one_listing():
+    # Three cards a row, four rows: no row holds enough cards to be a list, the rows together do.
+    rows = "".join(f"""<div class="row">{"".join(f'''<div class="tile"><h3><a href="/recipes/{r * 3 + c}">Slow
+cooked bean stew number {r * 3 + c}</a></h3><p>Forty minutes, serves four, TILE_{r * 3 + c}.</p></div>'''
+                                          for c in range(3))}</div>""" for r in range(4))
+    page = f"""<html><head><title>Recipes | Kitchen</title></head><body>
+<nav><a href="/">Home</a> <a href="/about">About</a></nav>
+<main><h1>Recipes</h1><p>Our newest recipes.</p>{rows}</main><footer>FOOTER_TEXT</footer></body></html>"""
+    result = extract(page, "https://kitchen.test/recipes")
+    assert result.type == "listing"
+    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    assert len(items) == 12 and all(f"TILE_{n}" in result.text for n in range(12))
+
+
+def test_a_shops_grid_of_twice_its_descriptions_words_is_the_content():
+    from webtools.plugins.web_fetch.extract.listing import SHOP_OVER_TEXT, Cards, cards_win
+
+    text = "our rain jackets keep you dry on long walks in the hills all year".split()
+    grid = ["packable", "rain", "shell", "jacket", "$89.00"] * (len(text) // 2)
+    assert SHOP_OVER_TEXT * len(text) <= len(grid)
+    cards = Cards(parent=None, items=[], words=0)
+    assert cards_win(cards, grid, text, lambda card: [], shop=True)
+    # Not a shop's cards: a text beside them, which they do not hold, stays.
+    assert not cards_win(cards, grid, text, lambda card: [])

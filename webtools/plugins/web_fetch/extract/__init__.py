@@ -40,7 +40,7 @@ from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import card_line, card_link, cards_win, dated_by_a_card, find_cards, outside_cards
+from .listing import card_line, cards_win, dated_by_a_card, find_cards, outside_cards
 from .pagetype import (
     ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced, product_shape,
     service_sections,
@@ -398,19 +398,21 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         cards = find_cards(body)
         if cards is not None:
             # The cards' words, as their Markdown would give them (Markdown is written only for cards that win).
-            card_words = words(" ".join(card.text_content() for card in cards.items))
+            card_words = words(" ".join(map(cards.text, cards.items)))
             # A dated text that follows the headline is the article, however short, not one card; unless
             # the date is one card's (a topic page dated by its first story's <time>). Measured on the tuned
             # part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): collections 0.632 to 0.641 (one page, 0.13 to
             # 0.95), the other types and the article sets unchanged.
-            if cards_win(cards, card_words, text_words(text), lambda card: words(card.text_content())) \
+            shop = priced(cards.items)
+            if cards_win(cards, card_words, text_words(text), lambda card: words(cards.text(card)), shop) \
                     and not (metadata.published and not dated_by_a_card(cards, metadata.published)
                              and follows_headline(body, title, text)):
                 absolutize(cards.parent, base)
-                lines = [card_line(_markdown(card, **options), card_link(card)) for card in cards.items]
+                lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
+                                   cards.link(card)) for card in cards.items]
                 intro = outside_cards(blocks(text), card_words)
                 text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
-                kind = COLLECTION if priced(cards.items) else LISTING
+                kind = COLLECTION if shop else LISTING
     if item is not None:
         text = "\n\n".join(filter(None, [product_markdown(item, text), text]))
     kind = kind or fallback_kind(doc, offer)
