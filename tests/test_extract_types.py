@@ -918,12 +918,14 @@ cooked bean stew number {r * 3 + c}</a></h3><p>Forty minutes, serves four, TILE_
 
 
 def test_a_shops_grid_of_twice_its_descriptions_words_is_the_content():
-    from webtools.plugins.web_fetch.extract.listing import SHOP_OVER_TEXT, Cards, cards_win
+    from webtools.plugins.web_fetch.extract.listing import MIN_SPLIT_CARDS, SHOP_OVER_TEXT, Cards, cards_win
 
     text = "our rain jackets keep you dry on long walks in the hills all year".split()
     grid = ["packable", "rain", "shell", "jacket", "$89.00"] * (len(text) // 2)
     assert SHOP_OVER_TEXT * len(text) <= len(grid)
-    cards = Cards(parent=None, items=[], words=0)
+    cards = Cards(parent=None, items=[None] * MIN_SPLIT_CARDS, words=0)
     assert cards_win(cards, grid, text, lambda card: [], shop=True)
     # Not a shop's cards: a text beside them, which they do not hold, stays.
     assert not cards_win(cards, grid, text, lambda card: [])
+    # Nor a few priced boxes beside an article (a review's picks): not a grid.
+    assert not cards_win(Cards(parent=None, items=[None] * 4, words=0), grid, text, lambda card: [], shop=True)

@@ -202,11 +202,13 @@ CARDS_DOMINATE = 10
 LINKED_TEXT_WORDS = 50
 
 
-#: A shop's cards (most show a price) that hold this many times the merged text's words are the page's
-#: content, whatever the text is: a category's description beside its grid. Measured on the tuned part of
-#: wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): collections 0.655 to 0.664 (3 pages up, 0.25 to 0.87 on one, none
-#: down), listings unchanged. Any shop's cards in place of a text they do not hold (by their words alone,
-#: however few) would have cost more pages than they gained (a shop's guide beside a rail of its products).
+#: A shop's grid (``MIN_SPLIT_CARDS`` cards or more, most showing a price) that holds this many times the
+#: merged text's words is the page's content, whatever the text is: a category's description beside its grid.
+#: Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): collections 0.655 to 0.664 (3 pages
+#: up, 0.25 to 0.87 on one, none down), listings unchanged. Any shop's cards in place of a text they do not
+#: hold (by their words alone, however few) would have cost more pages than they gained (a shop's guide beside
+#: a rail of its products). From fewer than ``MIN_SPLIT_CARDS`` cards, a review's four priced picks replaced its
+#: article (dragnet 0.98 to 0.28 on one page, 0.8243 to 0.8249 with the limit; wcxb unchanged).
 SHOP_OVER_TEXT = 2
 
 
@@ -223,6 +225,7 @@ def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_
         return (CARDS_ARE_TEXT * len(text_words) <= len(card_words) <= CARDS_ADD * len(text_words)
                 and _overlap(text_words, card_words) >= CARDS_ARE_TEXT * len(text_words)
                 and not _one_card_article(cards, text_words, words_of))
+    shop = shop and len(cards.items) >= MIN_SPLIT_CARDS
     if len(card_words) >= (SHOP_OVER_TEXT if shop else CARDS_DOMINATE) * len(text_words):
         return True
     if _overlap(text_words, card_words) < TEXT_IN_CARDS * len(text_words):
