@@ -929,3 +929,41 @@ def test_a_shops_grid_of_twice_its_descriptions_words_is_the_content():
     assert not cards_win(cards, grid, text, lambda card: [])
     # Nor a few priced boxes beside an article (a review's picks): not a grid.
     assert not cards_win(Cards(parent=None, items=[None] * 4, words=0), grid, text, lambda card: [], shop=True)
+
+
+_INTRO = ("<p>Our studio plans, builds and looks after gardens for homes and offices across the county, INTRO_TEXT "
+          "from the first sketch to the last plant.</p>")
+_OFFERS = "".join(f'<div class="tile"><h3>Offer {n}</h3><p>OFFER_{n} done by our own crew.</p>'
+                  f'<a href="/offer/{n}">Find out more</a></div>' for n in range(1, 9))
+GARDENS = f"""<html><head><title>Garden design - Green Studio</title></head><body>
+<div class="banner"><p>BANNER_TEXT Spring opening hours: nine to five every day of the week.</p></div>
+<main><h1>Garden design</h1>{_INTRO}<div class="grid">{_OFFERS}</div></main></body></html>"""
+
+
+def test_a_page_whose_text_kept_a_small_part_of_its_main_element_is_that_element(monkeypatch):
+    import lxml.html
+
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # Both extractors keep the intro alone, the one paragraph of prose among the tiles of offers.
+    def intro(*args, **kwargs):
+        return lxml.html.fragment_fromstring(_INTRO, create_parent="div")
+    monkeypatch.setattr(pipeline, "readability_article", intro)
+    monkeypatch.setattr(pipeline, "trafilatura_article", intro)
+    result = extract(GARDENS, "https://green.test/garden-design")
+    assert result.type == "article"
+    assert "INTRO_TEXT" in result.text and all(f"OFFER_{n}" in result.text for n in range(1, 9))
+    assert "BANNER_TEXT" not in result.text
+    # A text holding most of it (an article in its <main>, beside a box of links) stays as it is.
+    from webtools.plugins.web_fetch.extract import _main_region
+
+    body = lxml.html.fromstring(GARDENS).find("body")
+    whole = " ".join(body.find(".//main").itertext())
+    assert _main_region(body, whole, lambda: len(whole.split())) is None
+    # A story whose headline lies outside <main> (its chapters alone inside), or one Open Graph calls an
+    # article, is an article beside what else <main> holds.
+    outside = lxml.html.fromstring(GARDENS.replace("<main><h1>Garden design</h1>", "<h1>Garden design</h1><main>"))
+    assert _main_region(outside.find("body"), _INTRO, lambda: 60) is None
+    assert _main_region(body, _INTRO, lambda: 60) is not None
+    declared = GARDENS.replace("</title>", '</title><meta property="og:type" content="article">')
+    assert "OFFER_1" not in extract(declared, "https://green.test/garden-design").text
