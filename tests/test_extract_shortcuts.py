@@ -393,6 +393,7 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
     assert core.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
     assert core._prepare_tree is not trafilatura_reading._prepare_tree
+    assert main_extractor.prune_unwanted_sections is not trafilatura_reading._prune_unwanted_sections
     assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
     assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
     calls.clear()
@@ -575,3 +576,42 @@ def test_the_first_of_two_attributes_is_the_first_named(names, pair):
 
     one, other = pair
     assert _first(names, one, other) == next((name for name in names if name in pair), None)
+
+
+# Pieces of trafilatura's converted trees for its deletion by link density: blocks and lists nested in each
+# other, links of short and long text, paragraphs in items and cells, images, text of several lengths.
+_LINK_DENSITY_PIECES = st.sampled_from([
+    "<div>", "</div>", "<list>", "</list>", "<item>", "</item>", "<p>", "</p>", "<ref>", "</ref>",
+    "<cell>", "</cell>", "<head>", "</head>", "<quote>", "</quote>", "<span>", "</span>", "<graphic/>",
+    "<table><row><cell><ref>a link in a table</ref></cell></row></table>",
+    "Home", "short", "a longer run of words in the page, about tides and the coast",
+    "<ref>Latest news</ref>", "<ref>a link of some seventy characters about the tides along the coast here</ref>",
+    "<ref>a much longer link whose text runs past a hundred characters, as a teaser's "
+    "headline and its first sentence do in a rail</ref>",
+])
+
+
+@given(st.lists(_LINK_DENSITY_PIECES, max_size=50), st.sampled_from(["balanced", "precision", "recall"]),
+       st.booleans(), st.booleans())
+@example(["<div>", "<div>", "<p>", "<ref>Latest news</ref>", "</p>", "<div>", "<ref>Home</ref>", "</div>",
+          "<list>", "<item>", "<ref>Home</ref>", "</item>", "</list>", "</div>", "a longer run of words in the page, "
+          "about tides and the coast", "</div>"], "balanced", True, False)
+@example(["<div>", "<ref>a link of some seventy characters about the tides along the coast here</ref>",
+          "<ref>a link of some seventy characters about the tides along the coast here</ref>", "and more",
+          "</div>", "<div>", "<ref>Home</ref>", "</div>"], "balanced", True, False)  # the first div goes once the
+# second went: nothing follows it then
+@settings(max_examples=400, deadline=None)
+def test_trafilatura_deletes_by_link_density_as_its_two_full_rounds_do(pieces, focus, links, tables):
+    from trafilatura import main_extractor
+    from trafilatura.settings import Extractor
+
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _prune_unwanted_sections
+
+    options = Extractor(precision=focus == "precision", recall=focus == "recall")
+    potential = {"p", "list", "item", "head", "div", *(["ref"] if links else []),
+                 *(["table", "row", "cell"] if tables else [])}
+    html = "<html><body><div>" + "".join(pieces) + "</div><p>after</p></body></html>"
+    ours, theirs = parse(html), parse(html)
+    _prune_unwanted_sections(ours.find("body")[0], set(potential), options)
+    main_extractor.prune_unwanted_sections(theirs.find("body")[0], set(potential), options)
+    assert etree.tostring(ours) == etree.tostring(theirs)
