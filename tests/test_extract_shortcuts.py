@@ -143,6 +143,18 @@ def test_forms_are_unwrapped_or_removed_as_counting_every_one_does(html):
     assert etree.tostring(ours) == etree.tostring(plain)
 
 
+@given(st.lists(st.one_of(_PIECES, st.sampled_from(["<!-- a comment -->", "<?pi x?>", "<svg><style>x</style></svg>"])),
+                max_size=40), st.integers(0, 400))
+@example(["a", "<!-- a comment -->", "b c", "<script>var x;</script>", "d"], 0)
+@settings(max_examples=300, deadline=None)
+def test_the_text_counted_up_to_a_length_is_the_text_counted_whole_or_more_than_it_says(pieces, most):
+    doc = parse("<html><head><title>A title</title></head><body>" + "".join(pieces) + "</body></html>")
+    for element in (doc, doc.find("body")):
+        whole = text_length(element)
+        counted = page.text_length_up_to(element, most)
+        assert counted == whole or (counted is None and WRAPPER_SHARE * whole > most)
+
+
 def _plain_word_spans(body):
     tokens, starts, spans = [], {}, {}
     for event, element in etree.iterwalk(body, events=("start", "end")):

@@ -251,11 +251,14 @@ def clean(doc: lxml.html.HtmlElement) -> None:
     forms = list(doc.iter("form"))
     if forms:
         body = doc.find("body")
-        limit = WRAPPER_SHARE * text_length(body if body is not None else doc)
-        for form in forms:
-            # As in ``drop_hidden``: a form whose whole text is below the limit is not counted.
-            if form.getparent() is not None and limit > 0 and len(form.text_content()) >= limit \
-                    and text_length(form) >= limit:
+        # As in ``drop_hidden``: a form whose whole text is below the limit is not counted. Most pages' forms
+        # (a search box, a comment form) are small: the page's text is counted only until it shows that
+        # none of them can reach the limit (a tenth of a page's counting on readability's pages).
+        sizes = [len(form.text_content()) for form in forms]
+        total = text_length_up_to(body if body is not None else doc, max(sizes))
+        limit = 0.0 if total is None else WRAPPER_SHARE * total
+        for form, size in zip(forms, sizes):
+            if form.getparent() is not None and limit > 0 and size >= limit and text_length(form) >= limit:
                 form.drop_tag()
     etree.strip_elements(doc, *REMOVED_TAGS, with_tail=False)
 
@@ -274,6 +277,24 @@ def text_length(element: lxml.html.HtmlElement) -> int:
     for inner in element.iter(*_NOT_TEXT):
         if next(inner.iterancestors(*_NOT_TEXT), None) is None:  # not within another, already counted
             length -= _visible_length(inner.text_content())
+    return length
+
+
+def text_length_up_to(element: lxml.html.HtmlElement, most: int) -> int | None:
+    """``text_length(element)``, or None once the count shows that ``WRAPPER_SHARE`` of it is above ``most``
+    (the text read up to there). Its text nodes in order, those in scripts and styles left out; a page whose
+    scripts or styles hold elements (never parsed HTML's) is counted whole."""
+    if any(len(inner) for inner in element.iter(*_NOT_TEXT)) or element.tag in _NOT_TEXT \
+            or next(element.iterancestors(*_NOT_TEXT), None) is not None:
+        return text_length(element)
+    length = 0
+    for node in element.iter():
+        if isinstance(node.tag, str) and node.tag not in _NOT_TEXT and node.text:
+            length += _visible_length(node.text)
+        if node.tail and node is not element:
+            length += _visible_length(node.tail)
+        if WRAPPER_SHARE * length > most:
+            return None
     return length
 
 
