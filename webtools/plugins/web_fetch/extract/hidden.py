@@ -6,12 +6,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from itertools import chain
+from math import inf
 from typing import NamedTuple
 
 import lxml.html
 from lxml import etree
 
-from .page import WRAPPER_SHARE, text_length
+from .page import WRAPPER_SHARE, text_length, text_length_up_to
 
 #: Class names that hide an element by the conventions of common CSS frameworks (Bootstrap, Tailwind,
 #: WordPress): a copy of the article for another layout, a collapsed teaser, text for screen readers only.
@@ -99,7 +100,11 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     marked.extend(element for element in _hidden_by_class(classes) if not shown(element))
     if not marked:
         return modals
-    limit = WRAPPER_SHARE * (text_length(doc) if left is None else left)
+    if left is None:
+        # Removing one only shortens the others' texts: when even the longest is below the limit, the
+        # page's text is counted only until it shows that (``text_length_up_to``: None then).
+        left = text_length_up_to(doc, max(len(element.text_content()) for element in marked))
+    limit = inf if left is None else WRAPPER_SHARE * left
     for element in marked:
         # Its text, whitespace, scripts and all, is at least its visible text (``text_length``), and most
         # hidden elements are far below the limit: that alone tells them, without counting.
@@ -232,26 +237,28 @@ def drop_asides(doc: lxml.html.HtmlElement, classes: list | None = None, ids: li
     ``content-sidebar-wrap`` holds the article). Sizes are taken before any is removed. ``classes`` are
     the body's class attributes and ``ids`` its ids, each with its element (``_BODY_CLASSES`` and ``_BODY_IDS``,
     ``_with_elements``), when already read. Returns the page's text length
-    (``text_length``) after, or None when it has no aside (then it was not measured)."""
+    (``text_length``) after, or None when it was not measured (no aside, or each far below the limit)."""
     classes = _with_elements(_BODY_CLASSES(doc)) if classes is None else classes
     ids = _with_elements(_BODY_IDS(doc)) if ids is None else ids
     asides = [element for element, value in chain(classes, ids) if _names_aside(value)]
     if not asides:
         return None
-    total = text_length(doc)
     lengths: dict = {}
     for element in asides:
         if element not in lengths:
             lengths[element] = text_length(element)
+    # The page's text counted only until it shows that every aside is below the limit.
+    total = text_length_up_to(doc, max(lengths.values()))
+    limit = inf if total is None else WRAPPER_SHARE * total
     small = {element: None for element in asides
-             if lengths[element] < WRAPPER_SHARE * total and not _holds_content(element)}
+             if lengths[element] < limit and not _holds_content(element)}
     # Visible text adds up: the page loses what the outermost of the removed elements hold.
     removed = sum(lengths[element] for element in small
                   if not any(ancestor in small for ancestor in element.iterancestors()))
     for element in small:
         if element.getparent() is not None:
             element.drop_tree()
-    return total - removed
+    return None if total is None else total - removed
 
 
 def _holds_content(element: lxml.html.HtmlElement) -> bool:
