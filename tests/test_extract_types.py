@@ -286,6 +286,12 @@ def test_comments_under_an_article_leave_it_an_article():
     assert "ARTICLE_BODY" in result.text
 
 
+def _listing_items(result) -> list[str]:
+    """A page read as a listing: its list items' lines (each card's Markdown line)."""
+    assert result.type == "listing"
+    return [line for line in result.text.split("\n") if line.startswith("- ")]
+
+
 def _card(n: int) -> str:
     return f"""<div class="course-card"><img src="/img/{n}.png" alt="">
 <h3><a href="/courses/{n}">Course {n}: Data analysis with spreadsheets</a></h3>
@@ -303,8 +309,7 @@ LISTING = f"""<html><head><title>All courses | Learn Online</title></head><body>
 
 def test_a_listings_every_card_is_a_list_item_with_its_link():
     result = extract(LISTING, "https://learn.test/courses")
-    assert result.type == "listing"
-    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    items = _listing_items(result)
     assert len(items) == 12
     for n, item in enumerate(items, 1):
         assert f"](https://learn.test/courses/{n})" in item and f"CARD_{n}" in item
@@ -863,8 +868,7 @@ mentor who reviews your project every week and a certificate at the end.</p></di
 def test_a_feed_of_stories_whose_words_are_all_links_is_a_listing_of_them():
     # The extractors keep the featured story's teaser; the feed, all links, is the page's content.
     result = extract(FEED, "https://dev.test/")
-    assert result.type == "listing"
-    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    items = _listing_items(result)
     assert len(items) == 30
     assert all(f"STORY_{n}" in item and f"](https://dev.test/posts/{n})" in item for n, item in enumerate(items, 1))
 
@@ -896,8 +900,7 @@ def test_a_definition_list_of_papers_pairs_each_term_with_its_description():
 <main><h1>Recent submissions</h1><p>Showing the newest papers in machine learning.</p>
 <dl>{papers}</dl></main><footer>FOOTER_TEXT</footer></body></html>"""
     result = extract(page, "https://papers.test/list/recent")
-    assert result.type == "listing"
-    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    items = _listing_items(result)
     assert len(items) == 20
     for n, item in enumerate(items, 1):
         assert f"paper:24.{n:04}" in item and f"TITLE_{n}" in item
@@ -912,8 +915,7 @@ cooked bean stew number {r * 3 + c}</a></h3><p>Forty minutes, serves four, TILE_
 <nav><a href="/">Home</a> <a href="/about">About</a></nav>
 <main><h1>Recipes</h1><p>Our newest recipes.</p>{rows}</main><footer>FOOTER_TEXT</footer></body></html>"""
     result = extract(page, "https://kitchen.test/recipes")
-    assert result.type == "listing"
-    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    items = _listing_items(result)
     assert len(items) == 12 and all(f"TILE_{n}" in result.text for n in range(12))
 
 
