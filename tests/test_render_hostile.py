@@ -8,6 +8,7 @@ to a denied host or to a path robots.txt disallows, subrequests to a denied host
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -419,7 +420,9 @@ def test_a_renderer_or_browser_that_dies_mid_render_ends_with_a_clear_error(
             with open(renderer._pid_file) as f:
                 pids = browser_process.tree_pids(int(f.read()))
         for pid in pids:
-            os.kill(pid, signal.SIGKILL)
+            # A child may already be gone with its parent, killed just before it.
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
 
     killer = threading.Thread(target=kill)
     killer.start()
