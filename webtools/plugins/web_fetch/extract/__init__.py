@@ -287,18 +287,21 @@ def _main_region(body, text: str, page_words: Callable[[], int]):
     words and of the words of any ``<article>`` holding an ``<h1>``: see ``MAIN_MISSED``. Else None."""
     mains = body.xpath(".//main|.//*[@role='main']")
     mains = [m for m in mains if not any(a in mains for a in m.iterancestors())]
-    if len(mains) != 1 or any(not any(a is mains[0] for a in h1.iterancestors()) for h1 in body.iter("h1")):
+    if len(mains) != 1:
         return None
-    main_words = len(text_words(mains[0].text_content()))
+    main = mains[0]
+    if any(main not in h1.iterancestors() for h1 in body.iter("h1")):
+        return None
+    main_words = len(text_words(main.text_content()))
     count = len(text_words(text))
     if main_words < MAIN_SHARE * page_words() or count >= MAIN_MISSED * main_words:
         return None
     # The text that holds most of an <article> the headline is in is that article (a post beside its blogroll).
-    for h1 in mains[0].iter("h1"):
-        article = next((a for a in reversed(list(h1.iterancestors("article")))), None)
-        if article is not None and count >= MAIN_MISSED * len(text_words(article.text_content())):
+    for h1 in main.iter("h1"):
+        articles = list(h1.iterancestors("article"))
+        if articles and count >= MAIN_MISSED * len(text_words(articles[-1].text_content())):
             return None
-    return mains[0]
+    return main
 
 
 def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
