@@ -100,16 +100,17 @@ def drop_hidden(doc: lxml.html.HtmlElement) -> list[lxml.html.HtmlElement]:
     marked.extend(element for element in _hidden_by_class(classes) if not shown(element))
     if not marked:
         return modals
+    # Each one's text, whitespace, scripts and all, read once: removing one only shortens the others'.
+    lengths = [len(element.text_content()) for element in marked]
     if left is None:
-        # Removing one only shortens the others' texts: when even the longest is below the limit, the
-        # page's text is counted only until it shows that (``text_length_up_to``: None then).
-        left = text_length_up_to(doc, max(len(element.text_content()) for element in marked))
+        # When even the longest is below the limit, the page's text is counted only until it shows that
+        # (``text_length_up_to``: None then).
+        left = text_length_up_to(doc, max(lengths))
     limit = inf if left is None else WRAPPER_SHARE * left
-    for element in marked:
-        # Its text, whitespace, scripts and all, is at least its visible text (``text_length``), and most
-        # hidden elements are far below the limit: that alone tells them, without counting.
-        if element.getparent() is not None and (
-                len(element.text_content()) < limit or text_length(element) < limit):
+    for element, length in zip(marked, lengths):
+        # Its text as read is at least its visible text now (``text_length``), and most hidden elements are
+        # far below the limit: that alone tells them, without counting.
+        if element.getparent() is not None and (length < limit or text_length(element) < limit):
             element.drop_tree()
     return modals
 
