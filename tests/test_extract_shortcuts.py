@@ -250,6 +250,49 @@ def test_cards_are_grouped_by_the_signature_read_afresh_for_each(html):
             assert listing._signature(element, known) == _plain_signature(element)
 
 
+def _plain_groups(root):
+    """``listing._groups`` before its shortcut: every node of the page asked for its children's groups."""
+    from collections import defaultdict
+
+    known: dict = {}
+    split = defaultdict(list)
+    for parent in root.iter():
+        if not isinstance(parent.tag, str):
+            continue
+        groups = defaultdict(list)
+        for child in parent:
+            if child.tag in listing.CARD_TAGS:
+                groups[listing._signature(child, known)].append(child)
+        for signature, items in groups.items():
+            if len(items) >= listing.MIN_CARDS:
+                yield parent, items
+            if signature[1]:
+                split[listing._signature(parent, known), signature].append((parent, items))
+    for runs in split.values():
+        if len(runs) < 2 or sum(len(items) for _, items in runs) < listing.MIN_SPLIT_CARDS:
+            continue
+        parents = {parent for parent, _ in runs}
+        runs = [(parent, items) for parent, items in runs
+                if not any(ancestor in parents for ancestor in parent.iterancestors())]
+        if len(runs) < 2:
+            continue
+        items = [item for _, items in runs for item in items]
+        if len(items) >= listing.MIN_SPLIT_CARDS:
+            yield listing._holding(runs[0][0], runs[-1][0]), items
+
+
+_CARD_PIECES = st.sampled_from(["<!-- a comment -->", "<br>", "<ul class='row'>", "</ul>",
+                                "<li class='card'><a href='/x'>a card</a></li>" * 3])
+
+
+@given(st.lists(st.one_of(_PIECES, _CARD_PIECES), max_size=40))
+@example(["<ul class='row'>", "<li class='card'><a href='/x'>a card</a></li>" * 3, "</ul>"] * 4)
+@settings(max_examples=300, deadline=None)
+def test_cards_are_grouped_as_asking_every_node_groups_them(pieces):
+    doc = parse("<html><body>" + "".join(pieces) + "</body></html>")
+    assert list(listing._groups(doc)) == list(_plain_groups(doc))
+
+
 @given(PAGES, st.sampled_from(["", "one two three four five", "words of a card"]))
 @settings(max_examples=50, deadline=None)
 def test_the_page_words_counted_once_are_the_page_words(html, text):

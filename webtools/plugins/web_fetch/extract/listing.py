@@ -111,9 +111,9 @@ def _groups(root):
     rows of cards, an awards page's list per category), with the smallest element holding them all."""
     known: dict[str, tuple] = {}
     split = defaultdict(list)
-    for parent in root.iter():
-        if not isinstance(parent.tag, str):
-            continue
+    for parent in root.iter(etree.Element):
+        if not len(parent):
+            continue  # most elements have no child: nothing to group, and no dictionary made for it
         groups = defaultdict(list)
         for child in parent:
             if child.tag in CARD_TAGS:
