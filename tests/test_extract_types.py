@@ -969,3 +969,23 @@ def test_a_page_whose_text_kept_a_small_part_of_its_main_element_is_that_element
     assert _main_region(body, _INTRO, lambda: 60) is not None
     declared = GARDENS.replace("</title>", '</title><meta property="og:type" content="article">')
     assert "OFFER_1" not in extract(declared, "https://green.test/garden-design").text
+
+
+def test_a_wordpress_shops_cards_naming_each_its_own_terms_are_one_kind():
+    from webtools.plugins.web_fetch.extract.listing import find_cards
+
+    # WordPress writes each post's id, categories, tags and stock into its classes: no two cards alike.
+    kinds = ["tents", "stoves", "lamps", "bags", "chairs", "tables"]
+    stock = ["instock", "outofstock"]
+    cards = "".join(f'''<li class="product type-product post-{100 + n} status-publish {stock[n % 2]}
+product_cat-{kind} product_tag-{kind}-sale has-post-thumbnail"><a href="/p/{kind}"><h2>Camping {kind}</h2></a>
+<p>Light and strong camping {kind}, CARD_{n}.</p><span class="price">$49.00</span></li>'''
+                    for n, kind in enumerate(kinds))
+    page = lxml_html.fromstring(f"""<html><body><h1>Camping gear</h1><ul class="products">{cards}</ul>
+<p>Our camping gear is tested on long trips.</p></body></html>""")
+    found = find_cards(page.find("body"))
+    assert found is not None and len(found.items) == len(kinds)
+    # A class attribute that names no post keeps its classes: a menu's items per category stay apart.
+    from webtools.plugins.web_fetch.extract.listing import _signature
+    menu_item = lxml_html.fromstring('<li class="nav category-tents"></li>')
+    assert _signature(menu_item, {})[1] == ("category-tents", "nav")
