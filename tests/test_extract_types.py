@@ -343,11 +343,21 @@ def test_a_products_price_availability_description_and_specifications_come_with_
     result = extract(page, "https://shoes.test/x2")
     assert result.type == "product"
     text = result.text
-    assert text.startswith("Price: 89.00 EUR · Availability: in stock · Brand: Peakfoot")
+    assert text.startswith("# Trail shoe X2\n\nPrice: 89.00 EUR · Availability: in stock · Brand: Peakfoot")
     assert "A light trail shoe with a grippy sole" in text  # the JSON-LD description the page does not show
     assert "- Drop: 6 mm" in text and "- Weight: 290 g" in text
     assert "STORY_TEXT" in text
     assert "FOOTER_TEXT" not in text
+
+
+def test_a_products_name_its_heading_gives_comes_first_in_its_text_and_an_articles_headline_does_not():
+    # The <h1> like the title ("Trail shoe X2 | Shoe Shop") is the title's, left out of an article's text; a
+    # product's name is its text.
+    text = extract(PRODUCT.replace("{story}", STORY), "https://shoes.test/x2").text
+    assert text.startswith("# Trail shoe X2\n\n") and text.count("Trail shoe X2") == 1
+    story = ("<html><head><title>Rain on the hills | The Daily</title></head><body><article><h1>Rain on the hills</h1>"
+             + STORY * 3 + "</article></body></html>")
+    assert "Rain on the hills" not in extract(story, "https://news.test/rain").text
 
 
 def test_a_product_fact_the_text_gives_already_is_not_repeated():

@@ -43,10 +43,10 @@ from .metadata import Metadata, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import card_line, cards_win, dated_by_a_card, find_cards, outside_cards
 from .pagetype import (
-    ARTICLE, COLLECTION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced, product_shape,
-    service_sections,
+    ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, SERVICE, declared_kind, fallback_kind, og_type, priced,
+    product_shape, service_sections,
 )
-from .product import aside_words, product_item, product_markdown, without_asides, without_rails
+from .product import aside_words, product_item, product_markdown, with_name, without_asides, without_rails
 from .hidden import drop_dialogs, drop_hidden, show_disclosed
 from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, page_title, parse, remembering_links
 
@@ -473,7 +473,9 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if declared is None and kind in (ARTICLE, SERVICE):
         deadline.check()
         text = fuller_reading(html, base, options, text, body, page_words) or text
-    if kind == PRODUCT:
+    if kind not in (ARTICLE, DOCUMENTATION):
+        # A product's, a service's or a shop's heading is its name, which its title shares with the site's.
+        text = with_name(body, title, text)
         # A shop writes its description once for phones and once for larger screens, and shows other
         # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome.
         text = without_asides(without_rails(without_repeats(text)), asides)
