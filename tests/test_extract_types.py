@@ -360,6 +360,21 @@ def test_a_products_name_its_heading_gives_comes_first_in_its_text_and_an_articl
     assert "Rain on the hills" not in extract(story, "https://news.test/rain").text
 
 
+def test_a_page_whose_microdata_declares_a_product_is_not_given_its_whole_main():
+    # A store's page declaring its game in microdata only: its <main> holds the game's tags around its text.
+    story = ("<p>Tunnel Runner is a racing game for two players on one screen. DESC_TEXT You steer a small train "
+             "through caves and over bridges, and collect coal to go faster than the other player.</p>")
+    tags = "".join(f'<div class="tag"><a href="/tag/{n}">Tag number {n} of the game</a></div>' for n in range(40))
+
+    def page(attributes):
+        return ("<html><head><title>Tunnel Runner on Game Store</title></head><body><nav><a href='/'>Store</a></nav>"
+                f"<main><div {attributes}><h1>Tunnel Runner</h1>{story * 2}<div class='tags'>{tags}</div></div></main>"
+                "<footer>FOOTER_TEXT</footer></body></html>")
+    text = extract(page('itemscope itemtype="http://schema.org/Product"'), "https://games.test/tunnel").text
+    assert "DESC_TEXT" in text and "Tag number" not in text
+    assert "Tag number" in extract(page('class="game"'), "https://games.test/tunnel").text  # its <main>, as before
+
+
 def test_a_product_fact_the_text_gives_already_is_not_repeated():
     shown = STORY.replace("STORY_TEXT", "A light trail shoe with a grippy sole for wet rock and mud, and a "
                                         "cushioned midsole.")

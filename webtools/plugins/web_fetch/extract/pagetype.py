@@ -21,7 +21,7 @@ ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION = (
 TYPES = (ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION)
 
 _FORUM_TYPES = frozenset({"QAPage", "DiscussionForumPosting", "Question"})
-_PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Car", "Vehicle"})
+PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Car", "Vehicle"})
 _LISTING_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage", "OfferCatalog"})
 _DOCUMENTATION_TYPES = frozenset({"TechArticle", "APIReference"})
 _ARTICLE_TYPES = frozenset({"Article", "NewsArticle", "BlogPosting", "Report", "ScholarlyArticle", "OpinionNewsArticle",
@@ -68,7 +68,7 @@ def declared_kind(doc) -> str | None:
     og = og_type(doc)
     if types & _FORUM_TYPES:
         return FORUM
-    products = sum(1 for item in json_ld_items(doc) if _types(item.get("@type")) & _PRODUCT_TYPES)
+    products = sum(1 for item in json_ld_items(doc) if _types(item.get("@type")) & PRODUCT_TYPES)
     microdata_products = len(doc.xpath("//*[@itemtype][contains(@itemtype, 'schema.org/Product')]"))
     if (products == 1 or og in ("product", "og:product", "product.item")) and microdata_products <= 1:
         return PRODUCT
