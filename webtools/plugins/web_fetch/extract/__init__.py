@@ -482,6 +482,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if kind not in (ARTICLE, DOCUMENTATION):
         # A product's, a service's or a shop's heading is its name, which its title shares with the site's.
         text = with_name(body, title, text)
+    if kind == PRODUCT:
         # A shop writes its description once for phones and once for larger screens, and shows other
         # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome.
         text = without_asides(without_rails(without_repeats(text)), asides)
