@@ -304,6 +304,27 @@ def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inli
     assert "Run `cargo run` at high water." in text
 
 
+def test_trafilaturas_code_block_in_a_definition_comes_back_with_its_lines():
+    """trafilatura reads a code block inside a list item or a definition (Sphinx's documentation) as a quote,
+    its lines joined into one."""
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
+    from webtools.plugins.web_fetch.extract.markdown import element_markdown
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    # Pygments' markup: trafilatura reads a <pre> of many spans as a quote (one span, it reads as code)
+    html = _article(
+        "<dl class='py function'><dt id='tides.tide'>tides.tide(hours)</dt><dd>"
+        "<p>The height of the tide after so many hours, from the harbour's own table of constants.</p>"
+        "<p>For example:</p><div class='highlight-python3'><div class='highlight'><pre>"
+        "<span class='nd'>@memo</span>\n<span class='k'>def</span> tide(hours):\n"
+        "    <span class='k'>return</span> hours % 12.42\n\n<span class='gp'>&gt;&gt;&gt; </span>tide(30)\n"
+        "<span class='go'>5.16</span>\n</pre></div></div>"
+        "<p>The answer is in metres above chart datum.</p></dd></dl>")
+    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    assert "  ```\n  @memo\n  def tide(hours):\n      return hours % 12.42\n\n  >>> tide(30)\n  5.16\n  ```" in text
+    assert "> @memo" not in text
+
+
 def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dropped():
     related = "".join(f"<li><a href='/r{i}'>RELATED_{i} story about something else</a></li>" for i in range(6))
     html = _article("") .replace(
@@ -1107,3 +1128,34 @@ def test_extraction_keeps_nothing_of_a_large_page_once_it_returns():
     finally:
         tracemalloc.stop()
     assert kept < 256 * 1024, f"{kept / 2**20:.1f} MiB kept after extraction"
+
+
+_CODE_LINE = st.text(alphabet="abcxyz019 ()=:<>&#*-_+.'\"", max_size=16)
+
+
+@given(code=st.lists(_CODE_LINE, min_size=1, max_size=5).map("\n".join).filter(lambda code: code.strip()),
+       depth=st.integers(1, 3), ordered=st.booleans(), first=st.booleans())
+@settings(max_examples=150, deadline=None)
+def test_a_code_block_in_a_list_item_stays_in_it_as_commonmark_reads_it(code, depth, ordered, first):
+    """The Markdown is read back by a CommonMark parser (markdown-it-py): the block is a fence within the
+    innermost list item, holding the code as the page wrote it."""
+    import html as html_module
+
+    from markdown_it import MarkdownIt
+
+    from webtools.plugins.web_fetch.extract import to_markdown
+
+    block = f"<pre>{html_module.escape(code)}</pre>"
+    item = block if first else f"<p>Run this</p>{block}"
+    tag = "ol" if ordered else "ul"
+    fragment = item
+    for level in range(depth):
+        fragment = f"<{tag}><li>{'' if level == 0 else 'level '}{fragment}</li></{tag}>"
+    text = to_markdown(fragment)
+    tokens = MarkdownIt("commonmark").parse(text)
+    fences = [token for token in tokens if token.type == "fence"]
+    assert len(fences) == 1, text
+    assert fences[0].content == code.strip("\n") + "\n", text
+    opened = sum(1 for token in tokens[:tokens.index(fences[0])] if token.type == "list_item_open")
+    closed = sum(1 for token in tokens[:tokens.index(fences[0])] if token.type == "list_item_close")
+    assert opened - closed == depth, text

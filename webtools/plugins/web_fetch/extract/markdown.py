@@ -35,6 +35,10 @@ _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
 _SPACE = re.compile(r"\s+")
 _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
+#: What may stand before a code block on its line: a list item's indentation and marker.
+_LIST_PREFIX = re.compile("[\x01 ]*(?:(?:[-*]|\\d+\\.) )?")
+#: Where a line other than the first begins, unless it is blank.
+_LINE_START = re.compile(r"(?<=\n)(?=[^\n])")
 _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 #: Two or more spaces or tabs after a visible character. Written to start with a space or tab (re then
 #: skips to one): as ``(?<=\S)[ \t]{2,}`` it tried the look-behind at every character, and was most of
@@ -286,8 +290,17 @@ def element_markdown(
     writer = _Writer(include_image_urls, title, page_url)
     text = _tidy(writer.element(element, False))
     # Code blocks come back as the page wrote them.
-    text = _PLACEHOLDER.sub(lambda m: writer.verbatim[int(m.group(1))], text)
+    text = _PLACEHOLDER.sub(lambda m: _code_block(writer.verbatim[int(m.group(1))], text, m.start()), text)
     return text.replace(_INDENT, " ")
+
+
+def _code_block(block: str, text: str, start: int) -> str:
+    """A code block put back at ``start`` of ``text``: within a list item (after its marker or indentation),
+    each of its lines after the first indented as far, so that it stays in the item (CommonMark)."""
+    prefix = text[text.rfind("\n", 0, start) + 1:start]
+    if not prefix or not _LIST_PREFIX.fullmatch(prefix):
+        return block
+    return _LINE_START.sub(" " * len(prefix), block)
 
 
 def to_markdown(

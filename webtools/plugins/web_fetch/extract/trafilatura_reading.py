@@ -20,6 +20,7 @@ from lxml import etree
 
 from webtools.net import displayed_urls
 
+from .markdown import code_language
 from .page import ELEMENT_CLASSES, absolutize
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -488,6 +489,31 @@ def _faster_trafilatura() -> Iterator[None]:
         baseline.BASIC_CLEAN_XPATH = settings.BASIC_CLEAN_XPATH
 
 
+def restore_code_blocks(article: lxml.html.HtmlElement, doc: lxml.html.HtmlElement) -> None:
+    """Each quotation of ``article`` (trafilatura's) whose text is a ``<pre>`` block's of the page, its spaces
+    collapsed, becomes that block again: trafilatura reads a code block inside a list item or a definition
+    (Sphinx's documentation gives each function's examples in its ``<dd>``) as a quotation, its lines joined
+    into one, and the model would read code without its line breaks and indentation."""
+    quotes = [quote for quote in article.iter("blockquote") if not len(quote)]
+    if not quotes:
+        return
+    blocks = {}
+    for pre in doc.iter("pre"):
+        blocks.setdefault(" ".join(pre.text_content().split()), pre)
+    for quote in quotes:
+        text = " ".join((quote.text or "").split())
+        pre = blocks.get(text) if text else None
+        if pre is None:
+            continue
+        block = quote.makeelement("pre")
+        block.text = pre.text_content()
+        language = code_language(pre)
+        if language:
+            block.set("class", f"language-{language}")
+        block.tail = quote.tail
+        quote.getparent().replace(quote, block)
+
+
 def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True) -> lxml.html.HtmlElement | None:
     """trafilatura's main text (its fast mode: readability and jusText, its own fallbacks, are what the
     other candidate and the merge do), links absolute against ``base``; None when it finds nothing."""
@@ -508,6 +534,7 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True
     if result is None or result.body is None or not len(result.body):
         return None
     article = tei_to_html(result.body)
+    restore_code_blocks(article, doc)
     # As readability's candidate is, and as a browser does: against the page's address (its folder),
     # not against the site's root as trafilatura resolves them (``b/c`` of /dir/page.html is /dir/b/c,
     # not /b/c; ``#notes`` is a place in this page, not https://site#notes).
