@@ -802,6 +802,19 @@ def test_a_products_dialog_holding_a_table_is_its_own_data_and_kept():
     assert "STORY_TEXT" in text and "SIZE_GUIDE" in text
 
 
+def test_a_products_boxes_named_modal_are_its_dialogs_unless_they_hold_its_details():
+    boxes = ('<div class="fixed inset-0" data-testid="notify-modal"><h3>Notify me when back in stock</h3><p>MODAL_TEXT '
+             "Once these colours sell out they are gone for good: leave your address and we will tell you when new "
+             'ones come.</p></div><div id="country-popup"><p>MODAL_TEXT Where are we shipping to? Buying from your '
+             "own country's shop is the quickest way to get your shoes.</p></div>"
+             '<div class="pdp-product-details-modal"><h2>Product details</h2><p>DETAILS_TEXT Upper of recycled mesh, '
+             "lining of merino wool, a sole of natural rubber with four millimetre lugs.</p></div><footer>")
+    text = extract(_product_with(boxes), "https://shoes.test/x2").text
+    assert "STORY_TEXT" in text and "Wash the X2" in text
+    assert "MODAL_TEXT" not in text
+    assert "DETAILS_TEXT" in text
+
+
 def test_a_products_fine_print_is_left_out_of_its_text():
     notes = ('<div class="page-disclaimer"><p>FINE_PRINT Grip measured by the maker on wet granite at 10 °C; results '
              "on other rock and in other weather may differ, as may the life of the sole.</p></div>"
