@@ -102,6 +102,27 @@ def test_page_where_readability_finds_too_little_falls_back_to_the_cleaned_page(
     assert "Entry 0: short" in text and "Entry 39: short" in text
 
 
+def test_chrome_holding_the_pages_main_is_unwrapped_not_removed():
+    from webtools.plugins.web_fetch.extract.page import clean, parse
+
+    # A menu left open in the markup: the parser puts the page's <main> in its <li>, inside <nav> and <header>.
+    menu = "".join(f'<a href="/{name}">MENU_{name}</a>' for name in ("homes", "offices", "shops", "windows"))
+    paragraphs = "".join(
+        f"<p>MAIN_TEXT {n}: our crews clean the windows, gutters and frames of homes and offices every month, "
+        f"with pure water and soft brushes that leave no streak on the glass and no mark on the paint.</p>"
+        for n in range(1, 6))
+    html = (f"<html><head><title>Window cleaning | Clean Co</title></head><body><header><div>SITE_LOGO</div><nav>"
+            f"<ul><li>{menu}<li><a href='/services'>Services</a><main><h1>Window cleaning</h1>{paragraphs}</main>"
+            "</li></ul></nav></header></body></html>")
+    doc = parse(html)
+    clean(doc)
+    kept = doc.find("body").text_content()
+    assert "MAIN_TEXT 1" in kept and "MAIN_TEXT 5" in kept
+    text = extract(html, "https://clean.test/windows").text
+    assert "MAIN_TEXT 1" in text and "MAIN_TEXT 5" in text
+    assert "MENU_" not in text
+
+
 def test_empty_page_returns_empty_text():
     assert extract("", "https://e.test/") == (None, "")
     assert extract("<html><head><title>T</title></head><body></body></html>", "https://e.test/") == ("T", "")
