@@ -417,6 +417,20 @@ def test_one_offer_block_without_declarations_names_a_product():
     assert extract(page, "https://shoes.test/x2").type == "product"
 
 
+def test_an_offer_page_whose_extractors_disagree_keeps_their_text_not_the_whole_shop(monkeypatch):
+    from webtools.plugins.web_fetch import extract as pipeline
+
+    # The extractors disagree and keep little (``_not_an_article``): on an offer page their text stays.
+    monkeypatch.setattr(pipeline, "_not_an_article", lambda *args, **kwargs: True)
+    shop = ('<div class="shop-links"><a href="/boots">SHOP_LINK Boots</a> <a href="/socks">SHOP_LINK Socks</a> '
+            '<a href="/sale">SHOP_LINK Sale</a></div><footer>')
+    page = PRODUCT.replace("{story}", STORY).replace('"@type": "Product"', '"@type": "Thing"').replace("<footer>", shop)
+    result = extract(page, "https://shoes.test/x2")
+    assert result.type == "product"
+    assert "STORY_TEXT" in result.text
+    assert "SHOP_LINK" not in result.text
+
+
 def test_an_offer_blocks_button_named_for_screen_readers_names_a_product():
     # An icon for a button: its name is in aria-label alone.
     page = (PRODUCT.replace("{story}", STORY).replace('"@type": "Product"', '"@type": "Thing"')
