@@ -670,3 +670,33 @@ def test_trafilatura_deletes_by_link_density_as_its_two_full_rounds_do(pieces, f
     _prune_unwanted_sections(ours.find("body")[0], set(potential), options)
     main_extractor.prune_unwanted_sections(theirs.find("body")[0], set(potential), options)
     assert etree.tostring(ours) == etree.tostring(theirs)
+
+
+# Elements with the attributes trafilatura's expressions of the article's container test, with values that
+# match one of them (exactly, by pattern, by case or by prefix) and values that do not.
+_CONTAINER_VALUES = st.sampled_from([
+    "", "x", "post", "entry", "articleBody", "articleContent", "article-body", "post-text", "article", "story",
+    "postarea", "text", "cell", "primary", "x primary", "FullText", "fulltext-x", "article x", "single-post",
+    "content", "content-main", "contentBody", "Main-Content", "MAIN-CONTENT", "x main-Content", "Page-Content",
+    "PAGE-CONTENT", "main", "mainbar", "x main", "Main", "page-content", "story-body", "field-body",
+])
+_CONTAINER = st.tuples(
+    st.sampled_from(["div", "section", "article", "main", "p", "span", "aside"]),
+    st.lists(st.tuples(st.sampled_from(["id", "class", "role", "itemprop"]), _CONTAINER_VALUES), max_size=3),
+    st.sampled_from(["", "words"]),
+)
+
+
+@given(st.lists(_CONTAINER, max_size=25))
+@example([("div", [("class", "Main-Content")], ""), ("main", [], "words")])
+@example([("section", [("role", "mainly")], ""), ("article", [("class", "x FullText")], "")])
+@settings(max_examples=400, deadline=None)
+def test_trafilatura_expressions_of_the_container_read_in_python_find_what_they_find_first(elements):
+    from trafilatura import xpaths
+
+    from webtools.plugins.web_fetch.extract.trafilatura_body import body_expression
+
+    doc = parse(_tagged_page(elements))
+    for expression in xpaths.BODY_XPATH:
+        assert body_expression(expression) is not None, expression.path
+        assert body_expression(expression)(doc) == expression(doc)[:1], expression.path

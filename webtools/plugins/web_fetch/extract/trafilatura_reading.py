@@ -22,6 +22,7 @@ from webtools.net import displayed_urls
 
 from .markdown import code_language
 from .page import ELEMENT_CLASSES, absolutize
+from .trafilatura_body import body_expression
 
 logger = logging.getLogger("webtools.web_fetch")
 
@@ -459,8 +460,9 @@ def _prepare_tree(tree, options, url):
 @contextmanager
 def _faster_trafilatura() -> Iterator[None]:
     """Within it, trafilatura prunes with ``_prune_unwanted_nodes`` (its main extractor, and its pruning of the
-    page before), prepares the page with ``_prepare_tree``, and finds the article's container and its
-    baseline's cookie banners by its own expressions guarded (``_guarded``), its version checked
+    page before), prepares the page with ``_prepare_tree``, finds the article's container by its own expressions
+    read in Python (``trafilatura_body``) and its baseline's cookie banners by its own expression guarded
+    (``_guarded``), its version checked
     (``TRAFILATURA_CHECKED``); after it, with trafilatura's own again. Only for our own call: trafilatura run
     elsewhere in the process (the benchmark's peer) stays as installed. Extractions in other threads meanwhile
     may run either one: they give the same result."""
@@ -476,7 +478,8 @@ def _faster_trafilatura() -> Iterator[None]:
     main_extractor.prune_unwanted_sections = _prune_unwanted_sections
     own_prepare_tree = _TRAFILATURA_OWN.setdefault("_prepare_tree", core._prepare_tree)
     core._prepare_tree = _prepare_tree
-    main_extractor.BODY_XPATH = [_guarded(expression) for expression in xpaths.BODY_XPATH]
+    main_extractor.BODY_XPATH = [body_expression(expression) or _guarded(expression)
+                                 for expression in xpaths.BODY_XPATH]
     baseline.BASIC_CLEAN_XPATH = _guarded(settings.BASIC_CLEAN_XPATH)
     try:
         yield
