@@ -451,6 +451,8 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert main_extractor.prune_unwanted_sections is not trafilatura_reading._prune_unwanted_sections
     assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
     assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
+    assert sys.modules["trafilatura.baseline"].remove_control_characters is trafilatura.utils.remove_control_characters
+    assert trafilatura.utils.remove_control_characters is not trafilatura_reading._remove_control_characters
     calls.clear()
     monkeypatch.setattr(trafilatura, "__version__", "9.0")  # another trafilatura: its own code runs
     trafilatura_reading.trafilatura_article(parse(html), "https://t.test/")
@@ -700,3 +702,51 @@ def test_trafilatura_expressions_of_the_container_read_in_python_find_what_they_
     for expression in xpaths.BODY_XPATH:
         assert body_expression(expression) is not None, expression.path
         assert body_expression(expression)(doc) == expression(doc)[:1], expression.path
+
+
+def _plain_names_aside(value: str) -> bool:
+    """``hidden._names_aside`` before the shortcut: its pattern searched case-insensitively."""
+    if not hidden._ASIDE_NAME.search(value):
+        return False
+    names = hidden._NAME_WORDS.split(value.lower())
+    return not hidden.ASIDE_NAMES.isdisjoint(names) and "not" not in names
+
+
+@given(st.lists(st.sampled_from(["related", "Sidebar", "FOOTER", "ſidebar", "K", "not", "-", "_", " ", "x", "é",
+                                 "side", "bar", "foot", "er", "rel", "ated", "\u212a"]), max_size=8).map("".join))
+@example("site-footer__inner")
+@example("ſidebar x related")
+def test_a_class_names_an_aside_as_searching_it_case_insensitively_says(value):
+    assert hidden._names_aside(value) == _plain_names_aside(value)
+
+
+@given(PAGES)
+@settings(max_examples=200, deadline=None)
+def test_asides_judged_once_per_value_are_the_asides_judged_for_each_element(html):
+    ours, plain = parse(html), parse(html)
+    hidden.drop_asides(ours)
+    classes = hidden._with_elements(hidden._BODY_CLASSES(plain))
+    ids = hidden._with_elements(hidden._BODY_IDS(plain))
+    original = hidden._names_aside
+    try:
+        hidden._names_aside = _plain_names_aside
+        hidden.drop_asides(plain, classes, ids)
+    finally:
+        hidden._names_aside = original
+    assert etree.tostring(ours) == etree.tostring(plain)
+
+
+_CONTROL_CHARACTERS = "ab \n\t\r\x0b\x1f\x00\x07\x85\xa0\u2028\u200b\u00ad\ufeff\ue000é"
+
+
+@given(st.text(alphabet=st.sampled_from(_CONTROL_CHARACTERS), max_size=30) | st.text(max_size=30))
+@example("a\n\tb")
+@example("a\nb\x07")
+@example("\u200b\n")
+def test_control_characters_are_removed_as_trafilatura_removes_them(string):
+    from trafilatura import utils
+
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import _remove_control_characters
+
+    assert utils.remove_control_characters is not _remove_control_characters  # trafilatura's own, outside our call
+    assert _remove_control_characters(string) == utils.remove_control_characters(string)
