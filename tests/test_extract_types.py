@@ -975,14 +975,33 @@ def test_a_shops_grid_of_twice_its_descriptions_words_is_the_content():
     from webtools.plugins.web_fetch.extract.listing import MIN_SPLIT_CARDS, SHOP_OVER_TEXT, Cards, cards_win
 
     text = "our rain jackets keep you dry on long walks in the hills all year".split()
-    grid = ["packable", "rain", "shell", "jacket", "$89.00"] * (len(text) // 2)
+    # The grid shares a few of the text's words (its first line), not most of them.
+    grid = text[:8] + ["packable", "shell", "jacket", "$89.00"] * 7
     assert SHOP_OVER_TEXT * len(text) <= len(grid)
     cards = Cards(parent=None, items=[None] * MIN_SPLIT_CARDS, words=0)
     assert cards_win(cards, grid, text, lambda card: [], shop=True)
-    # Not a shop's cards: a text beside them, which they do not hold, stays.
+    # Not a shop's cards: a text beside them, which they hold a part of, stays.
     assert not cards_win(cards, grid, text, lambda card: [])
     # Nor a few priced boxes beside an article (a review's picks): not a grid.
     assert not cards_win(Cards(parent=None, items=[None] * 4, words=0), grid, text, lambda card: [], shop=True)
+
+
+def test_ten_cards_of_the_texts_words_that_share_none_of_them_are_the_content():
+    from webtools.plugins.web_fetch.extract.listing import MIN_SPLIT_CARDS, Cards, cards_win
+
+    # The extractors kept a sidebar's block (events, podcasts) and missed the list of stories beside it.
+    text = "upcoming events save up to three hundred dollars with early bird rates podcasts video".split()
+    stories = ["startup", "raises", "seed", "round", "for", "robots", "in", "farms"] * 2
+    cards = Cards(parent=None, items=[None] * MIN_SPLIT_CARDS, words=0)
+    assert cards_win(cards, stories, text, lambda card: [])
+    # Fewer cards (a rail of picks beside an article), or cards that share a part of the text, or fewer words
+    # than it: the text stays.
+    assert not cards_win(Cards(parent=None, items=[None] * (MIN_SPLIT_CARDS - 1), words=0), stories, text,
+                         lambda card: [])
+    assert not cards_win(cards, stories[:-4] + text[:4], text, lambda card: [])
+    assert not cards_win(cards, stories[:len(text) - 1], text, lambda card: [])
+    # Nor when both extractors kept that text: an article, beside a rail of other stories.
+    assert not cards_win(cards, stories, text, lambda card: [], agreed=1.0)
 
 
 _INTRO = ("<p>Our studio plans, builds and looks after gardens for homes and offices across the county, INTRO_TEXT "

@@ -41,7 +41,7 @@ from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import card_line, cards_win, dated_by_a_card, find_cards, outside_cards
+from .listing import agreement, card_line, cards_win, dated_by_a_card, find_cards, outside_cards
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
@@ -454,7 +454,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
             # part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): collections 0.632 to 0.641 (one page, 0.13 to
             # 0.95), the other types and the article sets unchanged.
             shop = priced(cards.items)
-            if cards_win(cards, card_words, text_words(text), lambda card: words(cards.text(card)), shop) \
+            if cards_win(cards, card_words, text_words(text), lambda card: words(cards.text(card)), shop,
+                         agreement(article, traf)) \
                     and not (metadata.published and not dated_by_a_card(cards, metadata.published)
                              and follows_headline(body, title, text)):
                 absolutize(cards.parent, base)
