@@ -76,6 +76,21 @@ def test_elements_hidden_by_class_are_dropped_unless_they_hold_the_page():
         assert "Tidal forces stretch" in extract(html, "https://tides.test/b")[1]
 
 
+def test_a_links_text_marked_aria_hidden_is_shown_and_kept():
+    # A card's teaser in a second link to its story, kept out of screen readers' way (``aria-hidden``, out of
+    # the tab order): what the page shows. Other elements marked ``aria-hidden`` are still left out.
+    stories = "".join(
+        f'<article class="river"><h2><a href="/news/{n}">Story {n} about the harbour</a></h2>'
+        f'<p class="desc"><a href="/news/{n}" aria-hidden="true" tabindex="-1">TEASER_{n} the ferry runs again '
+        f'after the storm, the council says.</a></p><div aria-hidden="true">ICON_{n}</div></article>'
+        for n in range(1, 7))
+    page = (f"<html><head><title>Harbour news</title></head><body><main><h1>Harbour</h1>{stories}</main>"
+            "</body></html>")
+    text = extract(page, "https://port.test/harbour").text
+    assert all(f"TEASER_{n}" in text for n in range(1, 7))
+    assert "ICON_" not in text
+
+
 def test_page_without_article_returns_its_text_without_navigation_and_with_absolute_links():
     html = """<html><head><title>Links</title></head><body><nav><a href="/x">NAV</a></nav>
     <ul><li><a href="one.html">First thing</a></li><li><a href="sub/two.html">Second thing</a></li></ul>
