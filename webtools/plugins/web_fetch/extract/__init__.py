@@ -34,14 +34,14 @@ from webtools.runtime.budget import Deadline
 from .candidates import readability_article
 from .trafilatura_reading import trafilatura_article
 from .choice import (
-    blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words, text_words,
-    with_lead, without_galleries, without_repeats, words,
+    agreement, blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words,
+    text_words, with_lead, without_galleries, without_repeats, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import agreement, card_line, cards_win, dated_by_a_card, find_cards, outside_cards
+from .listing import card_line, cards_win, dated_by_a_card, find_cards, outside_cards
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
@@ -213,9 +213,7 @@ def _not_an_article(article: str, traf: str, text: str, body, title: str | None,
     ``ARTICLE_SHARE`` of the cleaned page's words. A service page, a product's or a shop's page has its
     content in many blocks, and each extractor keeps a different one of them; an article's text is the one
     both find. ``page_words()``, when given, is ``len(words(body.text_content()))``, counted once."""
-    a, b = Counter(text_words(article)), Counter(text_words(traf))
-    shared = sum((a & b).values())
-    if shared >= AGREEMENT * max(min(a.total(), b.total()), 1):
+    if agreement(article, traf) >= AGREEMENT:
         return False
     page_words = page_words or (lambda: len(text_words(body.text_content())))
     if len(text_words(text)) >= ARTICLE_SHARE * page_words():

@@ -135,6 +135,13 @@ def remembering_words() -> Iterator[None]:
         _REMEMBERED.reset(token)
 
 
+def agreement(article: str, traf: str) -> float:
+    """How far the two candidates agree: the share of the shorter one's words (``text_words``) that are the
+    other's too, as multisets. An article's text is the one both extractors find."""
+    a, b = Counter(text_words(article)), Counter(text_words(traf))
+    return (a & b).total() / max(min(a.total(), b.total()), 1)
+
+
 def count_words(markdown: str, limit: int) -> int:
     """``len(words(markdown))``, counted no further than ``limit``: a merged article's words are counted
     only to tell a short one, and listing them all was as long as the rest of the check."""

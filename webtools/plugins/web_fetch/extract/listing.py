@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from .choice import shingles, text_words
+from .choice import shingles
 from .metadata import iso_date
 
 MIN_CARDS = 4
@@ -241,12 +241,6 @@ SHOP_OVER_TEXT = 2
 #: without this condition; the wcxb-dev pages it gained on agreed at 0.23 to 0.93).
 CARDS_APART = 0.2
 SAME_TEXT = 0.97
-
-
-def agreement(article: str, traf: str) -> float:
-    """The share of the shorter of readability's and trafilatura's texts whose words are the other's."""
-    a, b = Counter(text_words(article)), Counter(text_words(traf))
-    return (a & b).total() / max(min(a.total(), b.total()), 1)
 
 
 def cards_win(cards: Cards, card_words: list[str], text_words: list[str], words_of, shop: bool = False,
