@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from lxml import etree
 
 from tests.corpora import READABILITY_PAGES, needs
 from webtools._vendor import readability
 from webtools._vendor.readability import Document
-from webtools.plugins.web_fetch.extract.candidates import CASELESS_PATTERNS, _Readability
+from webtools.plugins.web_fetch.extract.candidates import CASELESS_PATTERNS, _collapsed_length, _Readability
 from webtools.plugins.web_fetch.extract.page import clean, parse
 
 # Classes and ids: the patterns' words in any case, pieces of them, separators, and the characters that
@@ -123,3 +124,68 @@ def test_the_best_candidate_is_the_one_readability_selects(html):
     reader._html(True)
     candidates = reader.score_paragraphs()
     assert reader.select_best_candidate(candidates) is Document.select_best_candidate(reader, candidates)
+
+
+# Elements with and without a class or an id (some empty, some unlikely, some saved by a word or by what
+# they hold), comments, and code around some.
+_CLASSED = st.lists(st.sampled_from([
+    "<div class='sidebar'>", "<div id='comments'>", "<div class=''>", "<div id=''>", "<div class='' id=''>",
+    "<div class='sidebar main'>", "<div>", "</div>", "<p class='footer'>", "</p>", "<pre>", "</pre>",
+    "<code class='sidebar'>c</code>", "<article>", "</article>", "<span id='ad-break'>", "</span>",
+    "<!-- a comment -->", "<section class='comment'><main>m</main></section>", "words", "<ul class='share'>",
+    "<li class='meta'>", "</li>", "</ul>", "<a href='/x' class='COMMENT'>a</a>",
+]), max_size=40).map(lambda pieces: "<html><body class='sidebar'>" + "".join(pieces) + "</body></html>")
+
+
+class _PlainSteps(_Readability):
+    """Our readability with readability's own ``remove_unlikely_candidates``, ``tags`` and
+    ``reverse_tags``."""
+
+    remove_unlikely_candidates = Document.remove_unlikely_candidates
+    tags = Document.tags
+    reverse_tags = Document.reverse_tags
+
+
+@given(_CLASSED)
+@example("<html><body><div class='sidebar'><div id='comments'>c</div></div></body></html>")
+@settings(max_examples=300, deadline=None)
+def test_unlikely_candidates_go_as_readability_removes_them(html):
+    trees = []
+    for reader in (_Readability(parse(html)), _PlainSteps(parse(html))):
+        reader._html(True)
+        reader.remove_unlikely_candidates()
+        trees.append(etree.tostring(reader.html))
+    assert trees[0] == trees[1]
+
+
+@given(_BLOCKS)
+@settings(max_examples=200, deadline=None)
+def test_tags_are_found_as_readability_finds_them(html):
+    reader = _Readability(parse(html))
+    reader._html(True)
+    for node in reader.html.iter():
+        for names in (("p",), ("div", "p", "a"), ("table", "ul", "div", "aside", "header", "footer", "section")):
+            assert list(reader.tags(node, *names)) == list(_PlainSteps.tags(reader, node, *names))
+            assert list(reader.reverse_tags(node, *names)) == list(_PlainSteps.reverse_tags(reader, node, *names))
+
+
+def test_tags_are_found_when_their_turn_comes_as_readability_finds_them():
+    """Each tag's elements are gathered when the previous tag's are done, as readability's are, whatever
+    the loop removed meanwhile."""
+    html = "<html><body><div><p>a</p></div><p>b</p><div><p>c</p></div></body></html>"
+    found = []
+    for reader in (_Readability(parse(html)), _PlainSteps(parse(html))):
+        reader._html(True)
+        seen = []
+        for elem in reader.tags(reader.html, "div", "p"):
+            seen.append(etree.tostring(elem))
+            if elem.tag == "div":
+                elem.drop_tree()
+        found.append(seen)
+    assert found[0] == found[1]
+
+
+@given(st.text(st.sampled_from("ab, \t\n\r\x0b\x0c\xa0\u2003\u3000\u200b")))
+def test_collapsed_length_is_the_length_of_the_words_joined_by_a_space(text):
+    words = text.split()
+    assert _collapsed_length(text) == sum(map(len, words)) + max(len(words) - 1, 0)

@@ -122,11 +122,12 @@ class _Readability(Document):
 
     def remove_unlikely_candidates(self):
         """readability-lxml 0.9's own, with its two XPath expressions compiled once instead of for each
-        element whose class or id looks unlikely, and its two regular expressions tried once for each
-        class and id (a page's elements share a few)."""
+        element whose class or id looks unlikely, its two regular expressions tried once for each
+        class and id (a page's elements share a few), and only the elements with a class or an id read
+        (readability skips the others, and each element it reads from lxml costs a Python object)."""
         unlikely, maybe = _REGEXES["unlikelyCandidatesRe"], _REGEXES["okMaybeItsACandidateRe"]
         verdicts: dict[str, bool] = {}
-        for elem in self.html.findall(".//*"):
+        for elem in _WITH_CLASS_OR_ID(self.html):
             s = "{} {}".format(elem.get("class", ""), elem.get("id", ""))
             if len(s) < 2:
                 continue
@@ -142,6 +143,18 @@ class _Readability(Document):
                 readability.readability.log.debug(
                     "Removing unlikely candidate - %s", readability.readability.describe(elem))
                 elem.drop_tree()
+
+    def tags(self, node, *tag_names):
+        """readability's own: each tag's descendants of ``node`` in document order, each tag's found when
+        its turn comes. readability asks ``findall(".//tag")``, which lxml's ElementPath answers with
+        ``iterdescendants(tag)`` through two generators of its own."""
+        for tag_name in tag_names:
+            yield from list(node.iterdescendants(tag_name))
+
+    def reverse_tags(self, node, *tag_names):
+        """readability's own (``tags`` read backwards), without ElementPath."""
+        for tag_name in tag_names:
+            yield from reversed(list(node.iterdescendants(tag_name)))
 
     def transform_misused_divs_into_paragraphs(self):
         """readability's own, but for its tests of markup: whether a ``<div>`` holds block elements (else
@@ -385,6 +398,7 @@ class _Readability(Document):
 _COUNTED_TAGS = ("p", "img", "li", "a", "embed", "input")
 _IN_MAIN_OR_ARTICLE = etree.XPath("ancestor::main | ancestor::article")
 _REGEXES = readability.readability.REGEXES
+_WITH_CLASS_OR_ID = etree.XPath("descendant::*[@class or @id]")
 _IN_CODE = etree.XPath("ancestor-or-self::pre | ancestor-or-self::code")
 _HOLDS_ARTICLE = etree.XPath("descendant-or-self::main | descendant-or-self::article | descendant-or-self::math")
 #: readability's ``divToPElementsRe``: the start of a block element's tag in markup (a prefix: ``<p`` also
@@ -409,8 +423,8 @@ def _holds_block(elem: lxml.html.HtmlElement) -> bool:
 
 
 def _collapsed_length(text: str) -> int:
-    words = text.split()
-    return sum(map(len, words)) + max(len(words) - 1, 0)
+    """The length of ``text`` with its whitespace runs collapsed to a space and its ends stripped."""
+    return len(" ".join(text.split()))
 
 
 def readability_article(doc: lxml.html.HtmlElement, url: str, base: str) -> lxml.html.HtmlElement | None:
