@@ -313,9 +313,15 @@ def first_text(*values: Any) -> str:
     return ""
 
 
-def bearer_json(api_key: str) -> dict[str, str]:
-    """The headers of a JSON POST authenticated with a Bearer key, as most AI-oriented search APIs want."""
-    return {"Authorization": f"Bearer {api_key}", "Content-Type": "application/json"}
+def bearer_post(search: Search, body: Mapping[str, Any]) -> Request:
+    """A JSON POST of ``body`` to the engine's endpoint, authenticated with the key as a Bearer token, as
+    most AI-oriented search APIs want."""
+    return Request(
+        "POST",
+        search.endpoint,
+        headers={"Authorization": f"Bearer {search.api_key}", "Content-Type": "application/json"},
+        json=body,
+    )
 
 
 def json_text(body: str, *path: str | int) -> str:

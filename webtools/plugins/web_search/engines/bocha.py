@@ -21,7 +21,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
-    bearer_json,
+    bearer_post,
     first_text,
 )
 
@@ -73,12 +73,7 @@ class BochaEngine(Engine):
             body["include"] = "|".join(search.allowed_domains)
         if search.blocked_domains and len(search.blocked_domains) <= MAX_DOMAINS:
             body["exclude"] = "|".join(search.blocked_domains)
-        return Request(
-            "POST",
-            search.endpoint,
-            headers=bearer_json(search.api_key),
-            json=body,
-        )
+        return bearer_post(search, body)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))

@@ -21,7 +21,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
-    bearer_json,
+    bearer_post,
     first_text,
 )
 from .serp import TBS
@@ -66,12 +66,7 @@ class FirecrawlEngine(Engine):
         place = ",".join(part for part in (search.location.city, search.location.region) if part)
         if place:
             body["location"] = place  # geo-targeting, "San Francisco,California"
-        return Request(
-            "POST",
-            search.endpoint,
-            headers=bearer_json(search.api_key),
-            json=body,
-        )
+        return bearer_post(search, body)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.load_json(body)

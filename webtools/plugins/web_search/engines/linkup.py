@@ -20,7 +20,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
-    bearer_json,
+    bearer_post,
     published_since,
 )
 
@@ -59,12 +59,7 @@ class LinkupEngine(Engine):
             body["includeDomains"] = list(search.allowed_domains)
         if search.blocked_domains:
             body["excludeDomains"] = list(search.blocked_domains)
-        return Request(
-            "POST",
-            search.endpoint,
-            headers=bearer_json(search.api_key),
-            json=body,
-        )
+        return bearer_post(search, body)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))

@@ -22,7 +22,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
-    bearer_json,
+    bearer_post,
 )
 
 #: The most entries ``search_domain_filter`` takes; longer lists are applied after the answer only.
@@ -59,12 +59,7 @@ class PerplexityEngine(Engine):
         domains = [*search.allowed_domains, *(f"-{d}" for d in search.blocked_domains)]
         if domains and len(domains) <= MAX_DOMAINS:
             body["search_domain_filter"] = domains
-        return Request(
-            "POST",
-            search.endpoint,
-            headers=bearer_json(search.api_key),
-            json=body,
-        )
+        return bearer_post(search, body)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))

@@ -17,7 +17,7 @@ from .base import (
     Search,
     SearchResult,
     Text,
-    bearer_json,
+    bearer_post,
 )
 
 
@@ -50,12 +50,7 @@ class TavilyEngine(Engine):
             body["include_domains"] = list(search.allowed_domains)
         if search.blocked_domains:
             body["exclude_domains"] = list(search.blocked_domains)
-        return Request(
-            "POST",
-            search.endpoint,
-            headers=bearer_json(search.api_key),
-            json=body,
-        )
+        return bearer_post(search, body)
 
     def parse(self, body: str) -> list[SearchResult]:
         data = self.validate(_Response, self.load_json(body))
