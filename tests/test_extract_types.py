@@ -788,6 +788,24 @@ def test_a_products_customer_reviews_are_left_out_and_its_description_kept():
     assert "STORY_TEXT" in extract(own, "https://shoes.test/x2").text
 
 
+def test_customer_reviews_are_left_out_of_a_page_that_declares_products_in_microdata_and_reads_as_an_article():
+    # A game store's page: the game and its add-on, each a microdata Product, no offer block, read as an article.
+    game = ("<p>Run the ridges of twelve mountain ranges against the clock, GAME_TEXT in storms that change the trail "
+            "under your feet, and race friends online or your own ghost from yesterday.</p>")
+    reviews = "".join(
+        f'<div class="review_box"><p>Player {n}, 40 hours played</p><p>REVIEW_TEXT Great maps and fair matchmaking, '
+        f"though the servers lag on weekends and I lost {n} races to a disconnection.</p></div>" for n in range(1, 6))
+    page = ('<html><head><title>Hill Runner | Game Store</title></head><body><nav><a href="/">Store</a></nav>'
+            '<div itemscope itemtype="https://schema.org/Product"><h1 itemprop="name">Hill Runner</h1>' + game * 2
+            + '</div><div itemscope itemtype="https://schema.org/Product"><h2>Hill Runner: Winter maps</h2><p>Four new '
+            f'maps of snowy peaks.</p></div><div class="user_reviews"><h2>Customer reviews</h2>{reviews}</div>'
+            "<footer>FOOTER_TEXT</footer></body></html>")
+    result = extract(page, "https://games.test/hill-runner")
+    assert result.type == "article"
+    assert "GAME_TEXT" in result.text and "Winter maps" in result.text
+    assert "REVIEW_TEXT" not in result.text
+
+
 def test_a_products_dialogs_are_left_out_of_its_text():
     dialogs = ('<div class="drawer" role="dialog" aria-modal="true"><h2>Your privacy</h2><p>DIALOG_TEXT We and our '
                "partners use cookies to remember your basket, measure visits and show offers that suit you.</p></div>"

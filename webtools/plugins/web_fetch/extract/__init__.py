@@ -388,7 +388,13 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         drop_dialogs(doc, modals)
     # A product's reviews and dialogs, read before trafilatura (which reads the page whole: without them it
     # keeps less of the rest) to be left out of its text.
-    asides = aside_words(doc) if declared == PRODUCT or offer else []
+    # A page that declares products in microdata but is read as an article (a game store's page: the game and its
+    # add-ons, several items, with a button for each) leaves out its customers' reviews, its dialogs and its fine print
+    # too (see ``without_asides``). Measured on the tuned parts (WCXB, Foley 2026, CC-BY-4.0): products 0.7251 to
+    # 0.7266 (three game store pages up, one 0.63 to 0.75, none down), the other types and the article sets unchanged
+    # (no page of theirs changed).
+    marked = declared is None and not offer and bool(declared_types(doc) & PRODUCT_TYPES)
+    asides = aside_words(doc) if declared == PRODUCT or offer or marked else []
     # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base, fast=declared != PRODUCT), **options) \
         if size <= MAX_TRAFILATURA_ELEMENTS else ""
@@ -490,6 +496,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         # A shop writes its description once for phones and once for larger screens, and shows other
         # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome.
         text = without_asides(without_rails(without_repeats(text)), asides)
+    elif marked and kind == ARTICLE:
+        text = without_asides(text, asides)
     if kind == SERVICE:
         text = _every_section(doc, text, base, options) or text
     return Extraction(title, text, metadata, kind)
