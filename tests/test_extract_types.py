@@ -1078,3 +1078,29 @@ product_cat-{kind} product_tag-{kind}-sale has-post-thumbnail"><a href="/p/{kind
     from webtools.plugins.web_fetch.extract.listing import _signature
     menu_item = lxml_html.fromstring('<li class="nav category-tents"></li>')
     assert _signature(menu_item, {})[1] == ("category-tents", "nav")
+
+
+def test_a_boards_featured_items_whose_classes_add_to_its_cards_are_cards_too():
+    from webtools.plugins.web_fetch.extract.listing import find_cards
+
+    # A job board marks its featured jobs with more classes than the others: they are its cards all the same.
+    jobs = "".join(f'''<li class="job{' feature' if n % 3 == 0 else ''}"><a href="/jobs/{n}">Backend engineer
+number {n}</a><p>Remote, full time, JOB_{n}.</p></li>''' for n in range(9))
+    page = lxml_html.fromstring(f"""<html><body><h1>Programming jobs</h1><ul class="jobs">{jobs}</ul>
+<p>New jobs every day.</p></body></html>""")
+    found = find_cards(page.find("body"))
+    assert found is not None
+    assert [card.xpath("string(.//p)") for card in found.items] == [f"Remote, full time, JOB_{n}." for n in range(9)]
+
+
+def test_cards_all_links_that_the_text_holds_are_given_as_cards():
+    from webtools.plugins.web_fetch.extract.listing import Cards, cards_win
+
+    # A list of publications, each card's words all in its link, which the extractors kept with a heading.
+    card_words = "annual report on the state of the rivers and lakes of the region".split() * 12
+    text = ["publications", "of", "the", "agency"] + card_words
+    linked = Cards(parent=None, items=[None] * 12, words=len(card_words), linked=True)
+    assert cards_win(linked, card_words, text, lambda card: [])
+    # Cards all links that the text does not hold are a rail beside it: the text stays.
+    story = "we walked the coast path from the harbour to the lighthouse on a windy sunday".split() * 6
+    assert not cards_win(linked, card_words, story, lambda card: [])
