@@ -750,3 +750,21 @@ def test_control_characters_are_removed_as_trafilatura_removes_them(string):
 
     assert utils.remove_control_characters is not _remove_control_characters  # trafilatura's own, outside our call
     assert _remove_control_characters(string) == utils.remove_control_characters(string)
+
+
+#: Texts of words, punctuation, spaces of every kind, underscores, Markdown links and letters whose lowercase
+#: is no longer one letter (the capital I with a dot above).
+_WORDY = st.lists(st.one_of(
+    st.text(max_size=12), st.sampled_from([" ", "\n", "\u00a0", "\u2003", "_", "İstanbul", "ŞİŞLİ", "don't",
+                                           "a_b", "[a link](https://x.org/a_b (c))", "<https://x.org>", "x](y",
+                                           "Ⅻ", "½", "٣", "e\u0301", "ß", "ﬁ"])), max_size=40).map("".join)
+
+
+@given(_WORDY)
+@example("İstanbul, a_b [the link](https://x.org/a_b) -- ½ Ⅻ")
+@settings(max_examples=500, deadline=None)
+def test_words_counted_without_their_list_are_the_words_listed(text):
+    assert choice.word_count(text) == len(choice.words(text))
+    with choice.remembering_words():
+        choice.text_words(text)
+        assert choice.word_count(text) == len(choice.words(text))

@@ -35,7 +35,7 @@ from .candidates import readability_article
 from .trafilatura_reading import trafilatura_article
 from .choice import (
     agreement, blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words,
-    text_words, with_lead, without_galleries, without_repeats, words,
+    text_words, with_lead, without_galleries, without_repeats, word_count, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -215,7 +215,7 @@ def _not_an_article(article: str, traf: str, text: str, body, title: str | None,
     both find. ``page_words()``, when given, is ``len(words(body.text_content()))``, counted once."""
     if agreement(article, traf) >= AGREEMENT:
         return False
-    page_words = page_words or (lambda: len(text_words(body.text_content())))
+    page_words = page_words or (lambda: word_count(body.text_content()))
     if len(text_words(text)) >= ARTICLE_SHARE * page_words():
         return False
     return not follows_headline(body, title, text)
@@ -300,7 +300,7 @@ def _main_region(body, text: str, page_words: Callable[[], int]):
     main = mains[0]
     if any(main not in h1.iterancestors() for h1 in body.iter("h1")):
         return None
-    main_words = len(text_words(main.text_content()))
+    main_words = word_count(main.text_content())
     count = len(text_words(text))
     if main_words < MAIN_SHARE * page_words() or count >= MAIN_MISSED * main_words:
         return None
@@ -319,7 +319,7 @@ def fuller_reading(html: str | bytes, base: str, options: dict, text: str, body,
     ``THIN_SHARE``); else None. Service pages keep their content in many small blocks that the fast
     readings and the merge miss, and trafilatura's fallbacks find. ``page_words()``, when given, is
     ``len(words(body.text_content()))``, counted once."""
-    page_words = (page_words or (lambda: len(text_words(body.text_content()))))()
+    page_words = (page_words or (lambda: word_count(body.text_content())))()
     count = len(text_words(text))
     if count >= THIN_SHARE * page_words:
         return None
@@ -415,7 +415,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         return Extraction(title, traf or _bare_text(html, base, options), metadata, declared or ARTICLE)
     article = ""
     # The cleaned page's words, counted once for the checks below (its text no longer changes).
-    page_words = cache(lambda: len(text_words(body_text)))
+    page_words = cache(lambda: word_count(body_text))
     # On a product page trafilatura's full reading (its own fallbacks) keeps the short blocks of its
     # specifications, which readability and the merge drop: it alone is the text when it has one.
     product = declared == PRODUCT and count_words(traf, 1) > 0
