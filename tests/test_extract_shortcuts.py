@@ -448,6 +448,8 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert main_extractor.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes  # and trafilatura's is back
     assert core.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
     assert core._prepare_tree is not trafilatura_reading._prepare_tree
+    assert core.extract_content is main_extractor.extract_content
+    assert core.load_html is trafilatura.utils.load_html
     assert main_extractor.prune_unwanted_sections is not trafilatura_reading._prune_unwanted_sections
     assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
     assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
@@ -768,3 +770,56 @@ def test_words_counted_without_their_list_are_the_words_listed(text):
     with choice.remembering_words():
         choice.text_words(text)
         assert choice.word_count(text) == len(choice.words(text))
+
+
+@given(st.lists(_TAGGED | _PIECES.map(lambda piece: ("", [], piece)), max_size=30), st.booleans())
+@example([("div", [("id", "comments")], "words"), ("section", [("class", "x infinitescroll")], "")], True)
+@settings(max_examples=150, deadline=None)
+def test_trafilatura_reads_our_page_uncopied_as_its_copy_and_leaves_it_as_it_was(elements, fast):
+    from webtools.plugins.web_fetch.extract import trafilatura_copies, trafilatura_reading
+
+    html = _tagged_page([element for element in elements if element[0]]).replace(
+        "</div></body>", "".join(element[2] for element in elements if not element[0]) + "</div></body>")
+    html = html.replace("<div>", "<div>" + "<p>Tides rise and fall twice a day along the coast.</p>" * 3, 1)
+    doc = parse(html)
+    before = etree.tostring(doc)
+    ours = trafilatura_reading.trafilatura_article(doc, "https://t.test/", fast=fast)
+    assert etree.tostring(doc) == before
+    real = trafilatura_copies.load_html, trafilatura_copies.remember_preparation
+    try:
+        # trafilatura's own: the page it is given copied first, and its main extractor's copy always made
+        trafilatura_copies.load_html = lambda content, *args, **kwargs: copy.copy(content.doc)
+        trafilatura_copies.remember_preparation = lambda prepared, again: None
+        plain = trafilatura_reading.trafilatura_article(parse(html), "https://t.test/", fast=fast)
+    finally:
+        trafilatura_copies.load_html, trafilatura_copies.remember_preparation = real
+    assert (ours is None and plain is None) or etree.tostring(ours) == etree.tostring(plain)
+
+
+@given(st.lists(_TAGGED | _PIECES.map(lambda piece: ("", [], piece)), max_size=30), st.booleans())
+@example([("p", [], "words"), ("", [], "<b>"), ("", [], "one two three four five")], True)
+@settings(max_examples=150, deadline=None)
+def test_trafilatura_main_extractor_prepares_the_page_again_as_it_copies_it(elements, recall):
+    from trafilatura import core, main_extractor
+    from trafilatura.settings import Extractor
+
+    from webtools.plugins.web_fetch.extract import trafilatura_copies
+
+    html = _tagged_page([element for element in elements if element[0]]).replace(
+        "</div></body>", "".join(element[2] for element in elements if not element[0]) + "</div></body>")
+    options = Extractor(output_format="xml", fast=True, comments=False, tables=True, formatting=True, links=True,
+                        recall=recall)
+    tree = parse(html)
+
+    def prepared():
+        return core.convert_tags(core.tree_cleaning(copy.copy(tree), options), options, None)
+
+    token = trafilatura_copies.preparing()
+    try:
+        page = prepared()
+        trafilatura_copies.remember_preparation(page, prepared)
+        body, text = trafilatura_copies.extract_content(page, options)
+    finally:
+        trafilatura_copies.done(token)
+    their_body, their_text = main_extractor.extract_content(prepared(), options)
+    assert (etree.tostring(body), text) == (etree.tostring(their_body), their_text)

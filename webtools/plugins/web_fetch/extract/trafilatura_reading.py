@@ -12,6 +12,7 @@ import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from copy import copy
 from itertools import chain
 from functools import lru_cache
 
@@ -22,7 +23,9 @@ from webtools.net import displayed_urls
 
 from .markdown import code_language
 from .page import ELEMENT_CLASSES, absolutize
+from . import trafilatura_copies
 from .trafilatura_body import body_expression
+from .trafilatura_copies import HANDED, Handed
 
 logger = logging.getLogger("webtools.web_fetch")
 
@@ -288,6 +291,10 @@ def _prune_unwanted_nodes(tree, nodelist, with_backup: bool = False):
     from trafilatura.htmlprocessing import delete_element
 
     nodelist = [_discarded(expression) or _guarded(expression) for expression in nodelist]
+    if tree is HANDED.get():  # our page, which trafilatura did not copy: pruned on a copy, when it is
+        if not with_backup and not any(expression(tree) for expression in nodelist):
+            return tree
+        tree = copy(tree)
     if not with_backup:
         for expression in nodelist:
             for subtree in expression(tree):
@@ -459,47 +466,56 @@ def _prepare_tree(tree, options, url):
     cleaned page before conversion), without the copy when trafilatura never reads it: in its fast mode with
     comments left out, as we call it (the copy is read by its fallbacks, and by a forum's comments read as
     its posts). It took 20 to 30 ms of trafilatura's 1.5 s of CPU time on readability's 130 pages."""
-    from copy import copy
-
     from trafilatura import core
 
     cleaned = core.tree_cleaning(copy(tree), options)
     backup = copy(cleaned) if not options.fast or options.comments else None
-    return core.convert_tags(cleaned, options, url), backup
+    converted = core.convert_tags(cleaned, options, url)
+    if not options.comments and options.focus != "precision":  # else changed before its main extractor reads it
+        trafilatura_copies.remember_preparation(
+            converted, lambda: core.convert_tags(core.tree_cleaning(copy(tree), options), options, url))
+    return converted, backup
 
 
 @contextmanager
-def _faster_trafilatura() -> Iterator[None]:
-    """Within it, trafilatura prunes with ``_prune_unwanted_nodes`` (its main extractor, and its pruning of the
-    page before), prepares the page with ``_prepare_tree``, finds the article's container by its own expressions
-    read in Python (``trafilatura_body``) and its baseline's cookie banners by its own expression guarded
-    (``_guarded``), and removes control characters as it does, cheaper (``_remove_control_characters``), its
-    version checked (``TRAFILATURA_CHECKED``); after it, with trafilatura's own again. Only for our own call:
-    trafilatura run elsewhere in the process (the benchmark's peer) stays as installed. Extractions in other threads
-    meanwhile may run either one: they give the same result."""
+def _faster_trafilatura() -> Iterator[bool]:
+    """Within it, trafilatura prunes with ``_prune_unwanted_nodes`` (its main extractor, and its pruning of the page
+    before), prepares the page with ``_prepare_tree``, takes our page uncopied (``Handed``: it yields True), finds
+    the article's container by its own expressions read in Python (``trafilatura_body``) and its baseline's cookie
+    banners by its own expression guarded (``_guarded``), and removes control characters as it does, cheaper
+    (``_remove_control_characters``), its version checked (``TRAFILATURA_CHECKED``); after it, with trafilatura's
+    own again. Only for our own call: trafilatura run elsewhere in the process (the benchmark's peer) stays as
+    installed. Extractions in other threads meanwhile may run either one: they give the same result."""
     import trafilatura
     from trafilatura import core, htmlprocessing, main_extractor, settings, utils, xpaths
 
     baseline = sys.modules["trafilatura.baseline"]  # the package's ``baseline`` is its function
     if trafilatura.__version__ != TRAFILATURA_CHECKED:
-        yield
+        yield False
         return
     main_extractor.prune_unwanted_nodes = core.prune_unwanted_nodes = _prune_unwanted_nodes
     own_prune_sections = _TRAFILATURA_OWN.setdefault("prune_unwanted_sections", main_extractor.prune_unwanted_sections)
     main_extractor.prune_unwanted_sections = _prune_unwanted_sections
     own_prepare_tree = _TRAFILATURA_OWN.setdefault("_prepare_tree", core._prepare_tree)
     core._prepare_tree = _prepare_tree
+    own_load_html = _TRAFILATURA_OWN.setdefault("load_html", core.load_html)
+    trafilatura_copies.OWN_LOAD_HTML[:] = [own_load_html]
+    core.load_html = trafilatura_copies.load_html
+    own_extract_content = _TRAFILATURA_OWN.setdefault("extract_content", core.extract_content)
+    core.extract_content = trafilatura_copies.extract_content
     _TRAFILATURA_OWN.setdefault("remove_control_characters", utils.remove_control_characters)
     utils.remove_control_characters = baseline.remove_control_characters = _remove_control_characters
     main_extractor.BODY_XPATH = [body_expression(expression) or _guarded(expression)
                                  for expression in xpaths.BODY_XPATH]
     baseline.BASIC_CLEAN_XPATH = _guarded(settings.BASIC_CLEAN_XPATH)
     try:
-        yield
+        yield True
     finally:
         # the ones they imported
         main_extractor.prune_unwanted_nodes = core.prune_unwanted_nodes = htmlprocessing.prune_unwanted_nodes
         core._prepare_tree = own_prepare_tree
+        core.load_html = own_load_html
+        core.extract_content = own_extract_content
         utils.remove_control_characters = baseline.remove_control_characters = \
             _TRAFILATURA_OWN["remove_control_characters"]
         main_extractor.prune_unwanted_sections = own_prune_sections
@@ -541,11 +557,17 @@ def trafilatura_article(doc: lxml.html.HtmlElement, base: str, fast: bool = True
         # output_format="xml": the body only. The default ("python") also writes it out as text, a
         # deep copy and a walk of the tree that were a sixth of trafilatura's time here. No url: the
         # links are resolved below, only those it keeps (resolving every link of the page was a sixth of its time).
-        with _faster_trafilatura():
-            result = bare_extraction(
-                doc, url=None, fast=fast, include_comments=False, include_tables=True, include_images=False,
-                include_formatting=True, include_links=True, with_metadata=False, output_format="xml",
-            )
+        with _faster_trafilatura() as faster:
+            token, preparing = HANDED.set(doc if faster else None), trafilatura_copies.preparing()
+            try:
+                result = bare_extraction(
+                    Handed(doc) if faster else doc, url=None, fast=fast, include_comments=False,
+                    include_tables=True, include_images=False, include_formatting=True, include_links=True,
+                    with_metadata=False, output_format="xml",
+                )
+            finally:
+                HANDED.reset(token)
+                trafilatura_copies.done(preparing)
     except Exception:  # trafilatura guards itself, but a candidate must never break extraction
         logger.debug("trafilatura failed on %s", displayed_urls(str(base)), exc_info=True)
         return None
