@@ -823,3 +823,36 @@ def test_trafilatura_main_extractor_prepares_the_page_again_as_it_copies_it(elem
         trafilatura_copies.done(token)
     their_body, their_text = main_extractor.extract_content(prepared(), options)
     assert (etree.tostring(body), text) == (etree.tostring(their_body), their_text)
+
+
+_DESCENDANT_PIECES = st.sampled_from([
+    "<div>", "</div>", "<section itemtype='https://schema.org/Product'>", "</section>", "<span itemprop='author'>",
+    "</span>", "<a rel='author' href='/a'>", "</a>", "<div itemtype='https://schema.org/Offer' itemprop='x'>",
+    "<script type='application/ld+json'>{}</script>", "<meta property='og:price:amount' content='1'>",
+    "<button>Buy</button>", "<input type='submit' value='Go'>", "<p class='x' id='y' data-role='z'>", "</p>",
+    "<body>", "</body>", "words",
+])
+
+
+@given(st.lists(_DESCENDANT_PIECES, max_size=30), st.booleans())
+@example(["<section itemtype='https://schema.org/Product'>", "<div itemtype='https://schema.org/Offer' itemprop='x'>",
+          "<a rel='author' href='/a'>", "<button>Buy</button>"], True)
+@settings(max_examples=200, deadline=None)
+def test_expressions_reading_descendants_find_what_their_double_slash_found(pieces, in_head):
+    from webtools.plugins.web_fetch.extract import metadata
+
+    parts = "".join(pieces)
+    doc = parse(f"<html><head>{parts if in_head else ''}</head><body>{parts}</body></html>")
+    pairs = [
+        (metadata._JSON_LD, "//script[@type='application/ld+json']"),
+        (page._JSON_LD, "//script[@type='application/ld+json']"),
+        (metadata._MARKED_AUTHORS, "//*[@rel='author' or @itemprop='author']"),
+        (pagetype._OUTER_ITEMS, "//*[@itemtype][not(ancestor::*[@itemtype])]"),
+        (pagetype._PRODUCT_ITEMS, "//*[@itemtype][contains(@itemtype, 'schema.org/Product')]"),
+        (pagetype._PRICE_META, "//meta[@property='product:price:amount' or @property='og:price:amount']"),
+        (pagetype._BUTTONS, "//body//button|//body//input[@type='submit']|//body//a"),
+        (forum._NAMED, "//body//*[@class or @id or @data-role]"), (forum._PROPS, "//body//*[@itemprop]"),
+    ]
+    for element in (doc, doc.find("body")):
+        for ours, theirs in pairs:
+            assert ours(element) == element.xpath(theirs), theirs

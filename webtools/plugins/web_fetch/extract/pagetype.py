@@ -14,10 +14,19 @@ from __future__ import annotations
 
 import re
 
+from lxml import etree
+
 from .metadata import json_ld_items
 
 ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION = (
     "article", "forum", "product", "listing", "collection", "service", "documentation")
+#: Expressions compiled once, ``/descendant::`` where they said ``//`` (the same elements in the same order, without
+#: the node set of every node that libxml2 builds for ``//``): a fifth to a third less time on readability's pages.
+_OUTER_ITEMS = etree.XPath("/descendant::*[@itemtype][not(ancestor::*[@itemtype])]")
+_PRODUCT_ITEMS = etree.XPath("/descendant::*[@itemtype][contains(@itemtype, 'schema.org/Product')]")
+_PRICE_META = etree.XPath("/descendant::meta[@property='product:price:amount' or @property='og:price:amount']")
+_BUTTONS = etree.XPath("/descendant::body/descendant::button|/descendant::body/descendant::input[@type='submit']"
+                       "|/descendant::body/descendant::a")
 TYPES = (ARTICLE, FORUM, PRODUCT, LISTING, COLLECTION, SERVICE, DOCUMENTATION)
 
 _FORUM_TYPES = frozenset({"QAPage", "DiscussionForumPosting", "Question"})
@@ -49,7 +58,7 @@ def declared_types(doc) -> set[str]:
     found: set[str] = set()
     for item in json_ld_items(doc):
         found |= _types(item.get("@type"))
-    for element in doc.xpath("//*[@itemtype][not(ancestor::*[@itemtype])]"):
+    for element in _OUTER_ITEMS(doc):
         found |= _types(element.get("itemtype").split())
     return found
 
@@ -69,7 +78,7 @@ def declared_kind(doc) -> str | None:
     if types & _FORUM_TYPES:
         return FORUM
     products = sum(1 for item in json_ld_items(doc) if _types(item.get("@type")) & PRODUCT_TYPES)
-    microdata_products = len(doc.xpath("//*[@itemtype][contains(@itemtype, 'schema.org/Product')]"))
+    microdata_products = len(_PRODUCT_ITEMS(doc))
     if (products == 1 or og in ("product", "og:product", "product.item")) and microdata_products <= 1:
         return PRODUCT
     if types & _DOCUMENTATION_TYPES:
@@ -93,10 +102,10 @@ def product_shape(doc) -> bool:
     too, the tuned products of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0) rose from 0.698 to 0.701 (one page, a
     shop's page of one product that was read as an article: 0.43 to 0.64), the other types and the article
     sets unchanged."""
-    if doc.xpath("//meta[@property='product:price:amount' or @property='og:price:amount']"):
+    if _PRICE_META(doc):
         return True
     buttons = 0
-    for element in doc.xpath("//body//button|//body//input[@type='submit']|//body//a"):
+    for element in _BUTTONS(doc):
         if _BUY.search(element.get("value") or "" if element.tag == "input" else element.text_content()) \
                 or _BUY.search(element.get("aria-label") or ""):
             buttons += 1
