@@ -772,6 +772,36 @@ def test_words_counted_without_their_list_are_the_words_listed(text):
         assert choice.word_count(text) == len(choice.words(text))
 
 
+def test_trafilatura_steps_stay_ours_until_the_last_call_within_them_ends():
+    """A call in another thread that ends while ours runs must not put trafilatura's own steps back under ours:
+    its own load_html cannot read the page we hand it, and its own pruning would change our page."""
+    import threading
+
+    import trafilatura
+    from trafilatura import core, htmlprocessing
+
+    from webtools.plugins.web_fetch.extract import trafilatura_copies, trafilatura_reading
+
+    html = "<html><body><article><p>" + "Tides rise and fall twice a day. " * 20 + "</p></article></body></html>"
+    with trafilatura_reading._faster_trafilatura() as faster:
+        assert faster
+        other = []
+        thread = threading.Thread(target=lambda: other.append(
+            trafilatura_reading.trafilatura_article(parse(html), "https://t.test/")))
+        thread.start()
+        thread.join()
+        assert "Tides rise" in etree.tostring(other[0], encoding=str)
+        assert core.load_html is trafilatura_copies.load_html
+        assert core.prune_unwanted_nodes is trafilatura_reading._prune_unwanted_nodes
+        doc = parse(html)
+        before = etree.tostring(doc)
+        assert "Tides rise" in etree.tostring(trafilatura_reading.trafilatura_article(doc, "https://t.test/"),
+                                              encoding=str)
+        assert etree.tostring(doc) == before
+    assert core.load_html is trafilatura.utils.load_html
+    assert core.prune_unwanted_nodes is htmlprocessing.prune_unwanted_nodes
+
+
 @given(st.lists(_TAGGED | _PIECES.map(lambda piece: ("", [], piece)), max_size=30), st.booleans())
 @example([("div", [("id", "comments")], "words"), ("section", [("class", "x infinitescroll")], "")], True)
 @settings(max_examples=150, deadline=None)
