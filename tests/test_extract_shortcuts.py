@@ -450,6 +450,7 @@ def test_trafilatura_prunes_faster_only_within_our_call_and_only_the_version_che
     assert core._prepare_tree is not trafilatura_reading._prepare_tree
     assert core.extract_content is main_extractor.extract_content
     assert core.load_html is trafilatura.utils.load_html
+    assert core.baseline is trafilatura.baseline  # the package's ``baseline`` is its function
     assert main_extractor.prune_unwanted_sections is not trafilatura_reading._prune_unwanted_sections
     assert main_extractor.BODY_XPATH is xpaths.BODY_XPATH
     assert sys.modules["trafilatura.baseline"].BASIC_CLEAN_XPATH is trafilatura_settings.BASIC_CLEAN_XPATH
@@ -770,6 +771,28 @@ def test_words_counted_without_their_list_are_the_words_listed(text):
     with choice.remembering_words():
         choice.text_words(text)
         assert choice.word_count(text) == len(choice.words(text))
+
+
+def test_trafilatura_last_resort_reading_of_the_whole_page_keeps_its_lines():
+    """trafilatura's baseline, when its extraction reads too little, gives the page's text runs in one paragraph
+    joined by line breaks, which Markdown makes one line: they stay lines, the words as they were."""
+    from webtools.plugins.web_fetch.extract.markdown import element_markdown
+    from webtools.plugins.web_fetch.extract import trafilatura_copies, trafilatura_reading
+
+    items = "".join(f"<li><a href='/p{i}'>Lamp model {i}</a> <span>${i}9.00</span></li>" for i in range(12))
+    html = f"<html><head><title>Lamps</title></head><body><ul>{items}</ul></body></html>"
+    article = trafilatura_reading.trafilatura_article(parse(html), "https://shop.test/")
+    paragraph = article.find("p")
+    assert [br.tail for br in paragraph.iter("br")][:3] == ["$09.00", "Lamp model 1", "$19.00"]
+    assert element_markdown(article).splitlines()[:2] == ["Lamp model 0", "$09.00"]
+    real = trafilatura_copies.baseline
+    try:
+        trafilatura_copies.baseline = lambda tree: trafilatura_copies.OWN_BASELINE[0](tree)  # its own
+        plain = trafilatura_reading.trafilatura_article(parse(html), "https://shop.test/")
+    finally:
+        trafilatura_copies.baseline = real
+    assert not list(plain.iter("br"))
+    assert " ".join(plain.itertext()).split() == " ".join(article.itertext()).split()
 
 
 def test_trafilatura_steps_stay_ours_until_the_last_call_within_them_ends():

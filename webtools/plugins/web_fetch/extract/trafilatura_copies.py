@@ -1,6 +1,7 @@
 """Copies of the page that trafilatura makes, not made within our call (``trafilatura_reading._faster_trafilatura``)
 where nothing reads them: our page is handed to it uncopied (``Handed``), and its main extractor's copy of the page
-(``extract_content``) is made only when its recovery of stray paragraphs reads it."""
+(``extract_content``) is made only when its recovery of stray paragraphs reads it. And its last resort, the whole
+page's text, is given in lines (``baseline``)."""
 from __future__ import annotations
 
 from collections.abc import Callable
@@ -104,3 +105,24 @@ def extract_content(cleaned_tree, options):
         ):
             linebreak.tail = None
     return result_body, temp_text
+
+
+def baseline(tree):
+    """trafilatura 2.3.1's ``baseline`` (its rescue of a page its extraction read too little of), its one paragraph
+    of the page's text runs (its last resort, the whole page's text) in lines: it joins them with line breaks
+    in a ``<p>``, where they are spaces, and the model read a shop's or a catalogue's whole page (menus, filters,
+    a thousand words and more) as one line."""
+    from lxml.etree import SubElement
+
+    body, text, length = OWN_BASELINE[0](tree)
+    if len(body) == 1 and body[0].tag == "p" and not len(body[0]) and "\n" in (body[0].text or ""):
+        paragraph = body[0]
+        first, *lines = paragraph.text.split("\n")
+        paragraph.text = first
+        for line in lines:
+            SubElement(paragraph, "lb").tail = line
+    return body, text, length
+
+
+#: trafilatura's own ``baseline``, kept when ours (``baseline``) first replaces it.
+OWN_BASELINE: list = []

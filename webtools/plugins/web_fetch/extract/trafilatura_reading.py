@@ -519,9 +519,11 @@ def _patch_trafilatura(ours: bool) -> None:
     baseline = sys.modules["trafilatura.baseline"]  # the package's ``baseline`` is its function
     own = _TRAFILATURA_OWN
     for name, module in (("prune_unwanted_sections", main_extractor), ("_prepare_tree", core),
-                         ("load_html", core), ("extract_content", core), ("remove_control_characters", utils)):
+                         ("load_html", core), ("extract_content", core), ("remove_control_characters", utils),
+                         ("baseline", core)):
         own.setdefault(name, getattr(module, name))
     trafilatura_copies.OWN_LOAD_HTML[:] = [own["load_html"]]
+    trafilatura_copies.OWN_BASELINE[:] = [own["baseline"]]
     # the ones they imported
     main_extractor.prune_unwanted_nodes = core.prune_unwanted_nodes = \
         _prune_unwanted_nodes if ours else htmlprocessing.prune_unwanted_nodes
@@ -529,6 +531,7 @@ def _patch_trafilatura(ours: bool) -> None:
     core._prepare_tree = _prepare_tree if ours else own["_prepare_tree"]
     core.load_html = trafilatura_copies.load_html if ours else own["load_html"]
     core.extract_content = trafilatura_copies.extract_content if ours else own["extract_content"]
+    core.baseline = trafilatura_copies.baseline if ours else own["baseline"]
     utils.remove_control_characters = baseline.remove_control_characters = \
         _remove_control_characters if ours else own["remove_control_characters"]
     main_extractor.BODY_XPATH = [body_expression(expression) or _guarded(expression)
