@@ -787,7 +787,7 @@ def test_trafilatura_last_resort_reading_of_the_whole_page_keeps_its_lines():
     assert element_markdown(article).splitlines()[:2] == ["Lamp model 0", "$09.00"]
     real = trafilatura_copies.baseline
     try:
-        trafilatura_copies.baseline = lambda tree: trafilatura_copies.OWN_BASELINE[0](tree)  # its own
+        trafilatura_copies.baseline = lambda tree: trafilatura_copies.OWN["baseline"](tree)  # its own
         plain = trafilatura_reading.trafilatura_article(parse(html), "https://shop.test/")
     finally:
         trafilatura_copies.baseline = real

@@ -13,8 +13,8 @@ import lxml.html
 #: The page we hand trafilatura (``Handed``) during our call, to be pruned on a copy
 #: (``trafilatura_reading._prune_unwanted_nodes``).
 HANDED: ContextVar = ContextVar("handed_page", default=None)
-#: trafilatura's own ``load_html``, kept when ours (``load_html``) first replaces it.
-OWN_LOAD_HTML: list = []
+#: trafilatura's own functions by name, kept when ours first replace them (``trafilatura_reading._patch_trafilatura``).
+OWN: dict = {}
 
 
 class Handed:
@@ -33,7 +33,7 @@ def load_html(content, *args, **kwargs):
     """trafilatura's ``load_html``, but for our page handed to it (``Handed``): the page itself."""
     if isinstance(content, Handed):
         return content.doc
-    return OWN_LOAD_HTML[0](content, *args, **kwargs)
+    return OWN["load_html"](content, *args, **kwargs)
 
 
 #: The pages prepared for trafilatura's main extractor during our call (``remember_preparation``): each one ->
@@ -114,7 +114,7 @@ def baseline(tree):
     a thousand words and more) as one line."""
     from lxml.etree import SubElement
 
-    body, text, length = OWN_BASELINE[0](tree)
+    body, text, length = OWN["baseline"](tree)
     if len(body) == 1 and body[0].tag == "p" and not len(body[0]) and "\n" in (body[0].text or ""):
         paragraph = body[0]
         first, *lines = paragraph.text.split("\n")
@@ -122,7 +122,3 @@ def baseline(tree):
         for line in lines:
             SubElement(paragraph, "lb").tail = line
     return body, text, length
-
-
-#: trafilatura's own ``baseline``, kept when ours (``baseline``) first replaces it.
-OWN_BASELINE: list = []

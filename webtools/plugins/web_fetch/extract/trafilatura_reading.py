@@ -120,9 +120,9 @@ def _guarded(expression: etree.XPath) -> etree.XPath:
         if path != expression.path else expression
 
 
-#: trafilatura's own functions that have no other module to be taken back from (``core._prepare_tree``), kept
-#: when first replaced.
-_TRAFILATURA_OWN: dict = {}
+#: trafilatura's own functions by name, kept when first replaced (``core._prepare_tree`` has no other module to
+#: be taken back from); shared with ``trafilatura_copies``, whose replacements call them.
+_TRAFILATURA_OWN = trafilatura_copies.OWN
 
 
 #: trafilatura 2.3.1's first discard expression (``OVERALL_DISCARD_XPATH[0]``: navigation, sharing, ads,
@@ -522,8 +522,6 @@ def _patch_trafilatura(ours: bool) -> None:
                          ("load_html", core), ("extract_content", core), ("remove_control_characters", utils),
                          ("baseline", core)):
         own.setdefault(name, getattr(module, name))
-    trafilatura_copies.OWN_LOAD_HTML[:] = [own["load_html"]]
-    trafilatura_copies.OWN_BASELINE[:] = [own["baseline"]]
     # the ones they imported
     main_extractor.prune_unwanted_nodes = core.prune_unwanted_nodes = \
         _prune_unwanted_nodes if ours else htmlprocessing.prune_unwanted_nodes
