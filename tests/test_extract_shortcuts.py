@@ -897,8 +897,7 @@ def test_expressions_reading_descendants_find_what_their_double_slash_found(piec
     parts = "".join(pieces)
     doc = parse(f"<html><head>{parts if in_head else ''}</head><body>{parts}</body></html>")
     pairs = [
-        (metadata._JSON_LD, "//script[@type='application/ld+json']"),
-        (page._JSON_LD, "//script[@type='application/ld+json']"),
+        (metadata.JSON_LD_SCRIPTS, "//script[@type='application/ld+json']"),
         (metadata._MARKED_AUTHORS, "//*[@rel='author' or @itemprop='author']"),
         (pagetype._OUTER_ITEMS, "//*[@itemtype][not(ancestor::*[@itemtype])]"),
         (pagetype._PRODUCT_ITEMS, "//*[@itemtype][contains(@itemtype, 'schema.org/Product')]"),
