@@ -1104,3 +1104,35 @@ def test_cards_all_links_that_the_text_holds_are_given_as_cards():
     # Cards all links that the text does not hold are a rail beside it: the text stays.
     story = "we walked the coast path from the harbour to the lighthouse on a windy sunday".split() * 6
     assert not cards_win(linked, card_words, story, lambda card: [])
+
+
+def _reddit_comment(n: int, author: str, replies: str = "") -> str:
+    return f"""<div class="thing comment" id="thing_t1_{n}"><div class="entry">
+<p class="tagline"><a href="/user/{author}" class="author">{author}</a> <span class="score">{n} points</span>
+<time class="live-timestamp" datetime="2025-03-0{n}T10:00:00+00:00">{n} hours ago</time></p>
+<form class="usertext" action="#"><input type="hidden" name="thing_id" value="t1_{n}">
+<div class="usertext-body md-container"><div class="md"><p>The follicles grew in a dish, COMMENT_{n}, but the
+trial in people is years away and the cost per graft is still far too high.</p></div></div></form>
+<ul class="buttons"><li><a href="/r/x/comments/1/y/{n}/">permalink</a></li><li><a href="#">reply</a></li></ul>
+</div><div class="child">{replies}</div></div>"""
+
+
+def test_a_thread_whose_comments_are_in_forms_is_read_by_their_bodies_without_the_sidebars_box():
+    # Old Reddit writes each comment's text in a form (for its editing) and its community's rules in the
+    # sidebar in the same kind of box, with no author: the thread is its comments, each with its author.
+    sidebar = """<div class="side"><div class="titlebox"><h1>science</h1><form class="usertext" action="#">
+<div class="usertext-body md-container"><div class="md"><h1>Submission Rules</h1><ol><li>Link to published
+research only SIDEBAR_RULE</li><li>No summaries of summaries</li></ol></div></div></form>
+<p class="date">a community since 04 Mar 2008</p></div></div>"""
+    comments = _reddit_comment(1, "ada", _reddit_comment(2, "grace")) + _reddit_comment(3, "linus")
+    page = f"""<html><head><title>Follicles grown in a lab : science</title></head><body>
+<div id="header"><a href="/r/popular/">popular</a> <a href="/r/all/">all</a></div>{sidebar}
+<div class="content"><div class="thing link"><a class="title" href="https://news.test/follicles">Follicles grown in
+a lab</a></div><div class="commentarea"><div class="sitetable nestedlisting">{comments}</div></div></div>
+</body></html>"""
+    result = extract(page, "https://old.reddit.test/r/science/comments/1/follicles/")
+    assert result.type == "forum"
+    for n, author in ((1, "ada"), (2, "grace"), (3, "linus")):
+        assert f"**{author}** · 2025-03-0{n}T10:00:00+00:00\n\nThe follicles grew in a dish, COMMENT_{n}" in result.text
+    assert result.text.index("COMMENT_1") < result.text.index("COMMENT_2") < result.text.index("COMMENT_3")
+    assert "SIDEBAR_RULE" not in result.text

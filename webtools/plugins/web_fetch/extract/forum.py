@@ -36,11 +36,15 @@ _POST_ITEM = re.compile(
 _QA_ITEM = re.compile(r"schema\.org/(?:Question|Answer)/?$", re.IGNORECASE)
 _ANSWER_ITEM = re.compile(r"schema\.org/Answer/?$", re.IGNORECASE)
 _BODY_PROPS = frozenset({"text", "articleBody"})
-#: Class names of post bodies in common forum software.
+#: Class names of post bodies in common forum software. Old Reddit's ``usertext-body`` (each comment's text, in
+#: a form for its editing, which cleaning removes: its thread was read as its menus and bylines without a
+#: comment); the box of its community's rules beside the thread is written alike, and left out
+#: (``_without_strays``). Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): forums 0.8447
+#: to 0.8507 (its one Old Reddit page, 0.28 to 0.79), the other types and the article sets unchanged page by page.
 _BODY_CLASS = re.compile(
     r"(?:^|\s)(?:bbWrapper|cooked|postbody|post_body|post-body|postcontent|post-content|post_content|"
     r"post-message|postmsg|messageText|message-body|message-content|js-post-body|post-text|posttext|"
-    r"reply-content|topic-content)(?:\s|$)", re.IGNORECASE)
+    r"reply-content|topic-content|usertext-body)(?:\s|$)", re.IGNORECASE)
 _BODY_ID = re.compile(r"^(?:post_message_|post-content-|postmessage_|message-)\d+$", re.IGNORECASE)
 _AUTHOR_CLASS = re.compile(
     r"(?:^|[\s_-])(?:username|user-name|user_name|author|poster|postauthor|post-author|bigusername|"
@@ -311,12 +315,30 @@ def thread_posts(doc) -> list[Post]:
         posts.append(post)
     if 2 * sum(1 for p in posts if p.author or p.date or p.heading) < len(posts):
         return []
+    posts = _without_strays(posts)
     # A Q&A page's comments on its question and answers are remarks, not posts: WCXB's readers (Foley 2026,
     # CC-BY-4.0) left them out on 8 of its 9 tuned Stack Exchange pages (forums 0.774 to 0.787). Only where
     # the page has answers: a forum that marks its first post a Question and its replies Comments keeps them.
     if any(_ANSWER_ITEM.search(_item_type(p.body)) for p in posts):
         posts = [p for p in posts if not _remark(p.body)]
     return posts
+
+
+def _without_strays(posts: list[Post]) -> list[Post]:
+    """``posts`` less those that show no author and lie outside the element holding every post that shows one,
+    when most show one: a box in the page's sidebar that is written as posts are (Reddit's community rules
+    beside the thread, in the same ``usertext-body`` as its comments) is not a post of the thread. A post that
+    its microdata marks is one wherever it lies (a question whose replies are comments within its item)."""
+    authored = [p for p in posts if p.author]
+    if 2 * len(authored) <= len(posts):
+        return posts
+    shared = set(authored[0].body.iterancestors())
+    for post in authored[1:]:
+        shared.intersection_update(post.body.iterancestors())
+    # The deepest element holding them all (the first of the first one's ancestors that the others share).
+    region = next((a for a in authored[0].body.iterancestors() if a in shared), None)
+    return [p for p in posts if p.author or region is None or region in p.body.iterancestors()
+            or _post_scope(p.body) is not None]
 
 
 def only_comments(posts: list[Post]) -> bool:
