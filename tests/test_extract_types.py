@@ -1136,3 +1136,41 @@ a lab</a></div><div class="commentarea"><div class="sitetable nestedlisting">{co
         assert f"**{author}** · 2025-03-0{n}T10:00:00+00:00\n\nThe follicles grew in a dish, COMMENT_{n}" in result.text
     assert result.text.index("COMMENT_1") < result.text.index("COMMENT_2") < result.text.index("COMMENT_3")
     assert "SIDEBAR_RULE" not in result.text
+
+
+def _hn_comment(n: int, author: str, indent: int) -> str:
+    return f"""<tr class="athing comtr" id="{n}"><td><table border="0"><tr><td class="ind" indent="{indent}">
+<img src="s.gif" height="1" width="{40 * indent}"></td><td valign="top" class="votelinks"><center><a id="up_{n}"
+href="vote?id={n}&amp;how=up"><div class="votearrow" title="upvote"></div></a></center></td><td class="default">
+<div style="margin-top:2px; margin-bottom:-10px;"><span class="comhead"><a href="user?id={author}"
+class="hnuser">{author}</a> <span class="age" title="2025-06-0{n}T10:00:00 174{n}"><a href="item?id={n}">{n} hours
+ago</a></span> <span class="navs"> | <a href="#{n + 1}" class="clicky">next</a> <a class="togg clicky"
+href="javascript:void(0)">[–]</a></span>
+</span></div><br><div class="comment"><div class="commtext c00">Postgres handles this fine up to a few terabytes,
+COMMENT_{n}, if you partition by month.<p>Vacuum is the part that needs care.</p></div><div class="reply"><p><font
+size="1"><u><a href="reply?id={n}">reply</a></u></font></p></div></div></td></tr></table></td></tr>"""
+
+
+def test_a_hacker_news_thread_is_its_question_and_every_comment_by_its_author():
+    comments = "".join(_hn_comment(n, author, indent) for n, author, indent in
+                       ((2, "ada", 0), (3, "grace", 1), (4, "linus", 0)))
+    page = f"""<html><head><title>Ask HN: Is one Postgres enough? | Hacker News</title></head><body><center>
+<table id="hnmain"><tr><td><span class="pagetop"><b class="hnname"><a href="news">Hacker News</a></b>
+<a href="newest">new</a> | <a href="front">past</a> | <a href="newcomments">comments</a> | <a href="ask">ask</a></span>
+</td></tr><tr><td><table class="fatitem"><tr class="athing submission" id="1"><td class="title"><span
+class="titleline"><a href="item?id=1">Ask HN: Is one Postgres enough?</a></span></td></tr><tr><td class="subtext">
+<span class="score">120 points</span> by <a href="user?id=asker" class="hnuser">asker</a> <span class="age"
+title="2025-06-01T09:00:00 1748768400"><a href="item?id=1">5 hours ago</a></span> | <a href="item?id=1">48
+comments</a></td></tr><tr><td colspan="2"></td><td><div class="toptext">We run one Postgres for everything,
+QUESTION_TEXT, and it holds two terabytes. When did you have to split yours?</div></td></tr></table><br>
+<table class="comment-tree">{comments}</table></td></tr><tr><td><span class="yclinks"><a href="newsguidelines.html">
+Guidelines</a> | <a href="newsfaq.html">FAQ</a> | <a href="lists">Lists</a> | <a href="security.html">Security</a>
+</span></td></tr></table></center></body></html>"""
+    result = extract(page, "https://news.ycombinator.test/item?id=1")
+    assert result.type == "forum"
+    assert result.text.index("QUESTION_TEXT") < result.text.index("COMMENT_2") < result.text.index("COMMENT_3") \
+        < result.text.index("COMMENT_4")
+    assert "**asker**" in result.text
+    for n, author in ((2, "ada"), (3, "grace"), (4, "linus")):
+        assert f"**{author}**" in result.text.split(f"COMMENT_{n}")[0].rsplit("COMMENT_", 1)[-1]
+    assert "Vacuum is the part that needs care" in result.text and "Guidelines" not in result.text

@@ -41,14 +41,17 @@ _BODY_PROPS = frozenset({"text", "articleBody"})
 #: comment); the box of its community's rules beside the thread is written alike, and left out
 #: (``_without_strays``). Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): forums 0.8447
 #: to 0.8507 (its one Old Reddit page, 0.28 to 0.79), the other types and the article sets unchanged page by page.
+#: Hacker News's ``commtext`` (a comment) and ``toptext`` (an Ask HN's question), by ``hnuser`` (``_AUTHOR_CLASS``):
+#: its threads were read as their first comments or one of them; no page of the bench sets has one (each
+#: page's output unchanged).
 _BODY_CLASS = re.compile(
     r"(?:^|\s)(?:bbWrapper|cooked|postbody|post_body|post-body|postcontent|post-content|post_content|"
     r"post-message|postmsg|messageText|message-body|message-content|js-post-body|post-text|posttext|"
-    r"reply-content|topic-content|usertext-body)(?:\s|$)", re.IGNORECASE)
+    r"reply-content|topic-content|usertext-body|commtext|toptext)(?:\s|$)", re.IGNORECASE)
 _BODY_ID = re.compile(r"^(?:post_message_|post-content-|postmessage_|message-)\d+$", re.IGNORECASE)
 _AUTHOR_CLASS = re.compile(
     r"(?:^|[\s_-])(?:username|user-name|user_name|author|poster|postauthor|post-author|bigusername|"
-    r"creator|user-info|userinfo|memberName)(?:$|[\s_-])", re.IGNORECASE)
+    r"creator|user-info|userinfo|memberName|hnuser)(?:$|[\s_-])", re.IGNORECASE)
 _DATE_CLASS = re.compile(r"(?:^|[\s_-])(?:date|time|timestamp|postdate|post-date|published)(?:$|[\s_-])",
                          re.IGNORECASE)
 #: A name is short; longer "author" text is a profile box.
