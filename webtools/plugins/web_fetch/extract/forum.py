@@ -42,8 +42,8 @@ _BODY_PROPS = frozenset({"text", "articleBody"})
 #: (``_without_strays``). Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): forums 0.8447
 #: to 0.8507 (its one Old Reddit page, 0.28 to 0.79), the other types and the article sets unchanged page by page.
 #: Hacker News's ``commtext`` (a comment) and ``toptext`` (an Ask HN's question), by ``hnuser`` (``_AUTHOR_CLASS``):
-#: its threads were read as their first comments or one of them; no page of the bench sets has one (each
-#: page's output unchanged).
+#: its threads were read as articles, the comments' text without their authors; no page of the bench sets has
+#: one (each page's output unchanged).
 _BODY_CLASS = re.compile(
     r"(?:^|\s)(?:bbWrapper|cooked|postbody|post_body|post-body|postcontent|post-content|post_content|"
     r"post-message|postmsg|messageText|message-body|message-content|js-post-body|post-text|posttext|"
