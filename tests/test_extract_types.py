@@ -1104,3 +1104,24 @@ def test_cards_all_links_that_the_text_holds_are_given_as_cards():
     # Cards all links that the text does not hold are a rail beside it: the text stays.
     story = "we walked the coast path from the harbour to the lighthouse on a windy sunday".split() * 6
     assert not cards_win(linked, card_words, story, lambda card: [])
+
+
+def test_a_texts_short_blocks_that_the_cards_hold_between_their_boxes_are_not_kept_before_them():
+    from webtools.plugins.web_fetch.extract.choice import blocks, words
+    from webtools.plugins.web_fetch.extract.listing import find_cards, outside_cards
+    from webtools.plugins.web_fetch.extract.markdown import spaced_text
+
+    # A shop's cards whose badge, price and delivery are boxes side by side: their text_content() runs them
+    # together ("Members offer$12.50"), their Markdown does not, and the text's blocks of them were kept as the
+    # list's intro.
+    cards = "".join(f'''<div class="tile"><a href="/p/{n}">Folding camp stool model {n}</a><div class="badge">Members
+offer</div><div class="price">${n}2.50</div><div class="ship">Ships in two days</div></div>''' for n in range(1, 7))
+    page = lxml_html.fromstring(f"""<html><body><h1>Camp stools</h1><div class="grid">{cards}</div></body></html>""")
+    found = find_cards(page.find("body"))
+    assert found is not None and len(found.items) == 6
+    first = found.items[0]
+    assert "offer$12.50" in found.text(first) and "offer $12.50" in " ".join(spaced_text(first).split())
+    text = blocks("# Camp stools\n\nMembers offer\n\n$12.50\n\nShips in two days\n\nMembers offer\n\n$22.50")
+    card_words = words(" ".join(map(found.text, found.items)))
+    spaced = words(" ".join(map(found.spaced, found.items)))
+    assert outside_cards(text, card_words, spaced) == ["# Camp stools"]
