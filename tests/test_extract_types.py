@@ -1125,3 +1125,18 @@ offer</div><div class="price">${n}2.50</div><div class="ship">Ships in two days<
     card_words = words(" ".join(map(found.text, found.items)))
     spaced = words(" ".join(map(found.spaced, found.items)))
     assert outside_cards(text, card_words, spaced) == ["# Camp stools"]
+
+
+def test_a_run_of_filter_labels_outside_a_listings_cards_is_not_its_intro():
+    from webtools.plugins.web_fetch.extract.choice import blocks
+    from webtools.plugins.web_fetch.extract.listing import outside_cards
+
+    # A search page's filters ("Date", "Price", ...) are kept by the extractors beside its results: they are
+    # not the listing's introduction, which its heading and a sentence are.
+    text = blocks("# Walks near you\n\nGuided walks every weekend, all levels.\n\nDate\n\nDistance\n\nPrice\n\n"
+                  "Sort by\n\nRIVER_WALK leaves at nine from the bridge")
+    card_words = "river_walk leaves at nine from the bridge".split()
+    assert outside_cards(text, card_words) == ["# Walks near you", "Guided walks every weekend, all levels."]
+    # Fewer short blocks in a row are kept: a listing's one-line notes.
+    text = blocks("# Walks near you\n\nFree\n\nNo booking\n\nRIVER_WALK leaves at nine from the bridge")
+    assert outside_cards(text, card_words) == ["# Walks near you", "Free", "No booking"]
