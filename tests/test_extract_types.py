@@ -1174,3 +1174,39 @@ Guidelines</a> | <a href="newsfaq.html">FAQ</a> | <a href="lists">Lists</a> | <a
     for n, author in ((2, "ada"), (3, "grace"), (4, "linus")):
         assert f"**{author}**" in result.text.split(f"COMMENT_{n}")[0].rsplit("COMMENT_", 1)[-1]
     assert "Vacuum is the part that needs care" in result.text and "Guidelines" not in result.text
+
+
+def test_a_texts_short_blocks_that_the_cards_hold_between_their_boxes_are_not_kept_before_them():
+    from webtools.plugins.web_fetch.extract.choice import blocks, words
+    from webtools.plugins.web_fetch.extract.listing import find_cards, outside_cards
+    from webtools.plugins.web_fetch.extract.markdown import spaced_text
+
+    # A shop's cards whose badge, price and delivery are boxes side by side: their text_content() runs them
+    # together ("Members offer$12.50"), their Markdown does not, and the text's blocks of them were kept as the
+    # list's intro.
+    cards = "".join(f'''<div class="tile"><a href="/p/{n}">Folding camp stool model {n}</a><div class="badge">Members
+offer</div><div class="price">${n}2.50</div><div class="ship">Ships in two days</div></div>''' for n in range(1, 7))
+    page = lxml_html.fromstring(f"""<html><body><h1>Camp stools</h1><div class="grid">{cards}</div></body></html>""")
+    found = find_cards(page.find("body"))
+    assert found is not None and len(found.items) == 6
+    first = found.items[0]
+    assert "offer$12.50" in found.text(first) and "offer $12.50" in " ".join(spaced_text(first).split())
+    text = blocks("# Camp stools\n\nMembers offer\n\n$12.50\n\nShips in two days\n\nMembers offer\n\n$22.50")
+    card_words = words(" ".join(map(found.text, found.items)))
+    spaced = words(" ".join(map(found.spaced, found.items)))
+    assert outside_cards(text, card_words, spaced) == ["# Camp stools"]
+
+
+def test_a_run_of_filter_labels_outside_a_listings_cards_is_not_its_intro():
+    from webtools.plugins.web_fetch.extract.choice import blocks
+    from webtools.plugins.web_fetch.extract.listing import outside_cards
+
+    # A search page's filters ("Date", "Price", ...) are kept by the extractors beside its results: they are
+    # not the listing's introduction, which its heading and a sentence are.
+    text = blocks("# Walks near you\n\nGuided walks every weekend, all levels.\n\nDate\n\nDistance\n\nPrice\n\n"
+                  "Sort by\n\nRIVER_WALK leaves at nine from the bridge")
+    card_words = "river_walk leaves at nine from the bridge".split()
+    assert outside_cards(text, card_words) == ["# Walks near you", "Guided walks every weekend, all levels."]
+    # Fewer short blocks in a row are kept: a listing's one-line notes.
+    text = blocks("# Walks near you\n\nFree\n\nNo booking\n\nRIVER_WALK leaves at nine from the bridge")
+    assert outside_cards(text, card_words) == ["# Walks near you", "Free", "No booking"]

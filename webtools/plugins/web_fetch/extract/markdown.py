@@ -294,6 +294,36 @@ def element_markdown(
     return text.replace(_INDENT, " ")
 
 
+#: Where the Markdown ends a line, a list item or a table cell: words on either side are apart, however the
+#: page's markup joins them (``<h3>Title</h3><p>Line</p>`` is "Title Line", not "TitleLine").
+_BREAKS = _BLOCK_TAGS | _HEADINGS.keys() | {"ul", "ol", "li", "table", "td", "th", "pre", "blockquote", "br"}
+
+
+def spaced_text(element) -> str:
+    """The element's text as its Markdown spaces its words (``text_content()`` joins a heading's last word to
+    the next paragraph's first): a space around each block, none between inline elements, nothing of the
+    elements the Markdown skips. Counted without writing the Markdown."""
+    parts: list[str] = []
+
+    def walk(el) -> None:
+        tag = _tag(el)
+        if tag and tag not in _SKIPPED:
+            apart = tag in _BREAKS
+            if apart:
+                parts.append(" ")
+            if el.text:
+                parts.append(el.text)
+            for child in el:
+                walk(child)
+                if child.tail:
+                    parts.append(child.tail)
+            if apart:
+                parts.append(" ")
+
+    walk(element)
+    return "".join(parts)
+
+
 def _code_block(block: str, text: str, start: int) -> str:
     """A code block put back at ``start`` of ``text``: within a list item (after its marker or indentation),
     each of its lines after the first indented as far, so that it stays in the item (CommonMark)."""
