@@ -1178,7 +1178,7 @@ Guidelines</a> | <a href="newsfaq.html">FAQ</a> | <a href="lists">Lists</a> | <a
 
 def test_a_texts_short_blocks_that_the_cards_hold_between_their_boxes_are_not_kept_before_them():
     from webtools.plugins.web_fetch.extract.choice import blocks, words
-    from webtools.plugins.web_fetch.extract.listing import find_cards, outside_cards
+    from webtools.plugins.web_fetch.extract.listing import find_cards, listing_intro
     from webtools.plugins.web_fetch.extract.markdown import spaced_text
 
     # A shop's cards whose badge, price and delivery are boxes side by side: their text_content() runs them
@@ -1194,19 +1194,19 @@ offer</div><div class="price">${n}2.50</div><div class="ship">Ships in two days<
     text = blocks("# Camp stools\n\nMembers offer\n\n$12.50\n\nShips in two days\n\nMembers offer\n\n$22.50")
     card_words = words(" ".join(map(found.text, found.items)))
     spaced = words(" ".join(map(found.spaced, found.items)))
-    assert outside_cards(text, card_words, spaced) == ["# Camp stools"]
+    assert listing_intro(text, card_words, spaced) == ["# Camp stools"]
 
 
 def test_a_run_of_filter_labels_outside_a_listings_cards_is_not_its_intro():
     from webtools.plugins.web_fetch.extract.choice import blocks
-    from webtools.plugins.web_fetch.extract.listing import outside_cards
+    from webtools.plugins.web_fetch.extract.listing import listing_intro
 
     # A search page's filters ("Date", "Price", ...) are kept by the extractors beside its results: they are
     # not the listing's introduction, which its heading and a sentence are.
     text = blocks("# Walks near you\n\nGuided walks every weekend, all levels.\n\nDate\n\nDistance\n\nPrice\n\n"
                   "Sort by\n\nRIVER_WALK leaves at nine from the bridge")
     card_words = "river_walk leaves at nine from the bridge".split()
-    assert outside_cards(text, card_words) == ["# Walks near you", "Guided walks every weekend, all levels."]
+    assert listing_intro(text, card_words, []) == ["# Walks near you", "Guided walks every weekend, all levels."]
     # Fewer short blocks in a row are kept: a listing's one-line notes.
     text = blocks("# Walks near you\n\nFree\n\nNo booking\n\nRIVER_WALK leaves at nine from the bridge")
-    assert outside_cards(text, card_words) == ["# Walks near you", "Free", "No booking"]
+    assert listing_intro(text, card_words, []) == ["# Walks near you", "Free", "No booking"]

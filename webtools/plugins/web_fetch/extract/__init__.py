@@ -41,7 +41,7 @@ from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import card_line, cards_win, dated_by_a_card, find_cards, outside_cards
+from .listing import card_line, cards_win, dated_by_a_card, find_cards, listing_intro
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
@@ -467,7 +467,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
                 absolutize(cards.parent, base)
                 lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
                                    cards.link(card)) for card in cards.items]
-                intro = outside_cards(blocks(text), card_words, words(" ".join(map(cards.spaced, cards.items))))
+                intro = listing_intro(blocks(text), card_words, words(" ".join(map(cards.spaced, cards.items))))
                 text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
                 kind = COLLECTION if shop else LISTING
     if item is not None:

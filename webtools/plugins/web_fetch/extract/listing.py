@@ -341,12 +341,11 @@ def dated_by_a_card(cards: Cards, published: str) -> bool:
 # article sets unchanged.
 
 
-def outside_cards(blocks: list, card_words: list[str], spaced_words: list[str] = ()) -> list[str]:
-    """The Markdown of the blocks (``choice.Block``) of the merged text that are not in the cards (less
-    than half of their 4-word shingles are the cards'; a block of fewer words, when its words are not
-    in a row in them): a listing's heading and introduction, and what the page says besides its cards,
-    kept before the list. ``spaced_words``: the cards' words as their Markdown spaces them
-    (``Cards.spaced``), a block being in the cards when it is in either (see the note above)."""
+def _outside(blocks: list, card_words: list[str], spaced_words: list[str] = ()) -> list:
+    """The blocks (``choice.Block``) of the merged text that are not in the cards (less than half of their
+    4-word shingles are the cards'; a block of fewer words, when its words are not in a row in them).
+    ``spaced_words``: the cards' words as their Markdown spaces them (``Cards.spaced``), a block being in the
+    cards when it is in either (see the note above)."""
     card_shingles = shingles(card_words) | shingles(spaced_words)
     card_texts = [f" {' '.join(card_words)} ", f" {' '.join(spaced_words)} "]
     outside = []
@@ -358,14 +357,28 @@ def outside_cards(blocks: list, card_words: list[str], spaced_words: list[str] =
             inside = len(block.shingles & card_shingles) >= 0.5 * len(block.shingles)
         if not inside:
             outside.append(block)
-    return [block.markdown for block in _without_labels(outside)]
+    return outside
+
+
+def outside_cards(blocks: list, card_words: list[str]) -> list[str]:
+    """The Markdown of the blocks (``choice.Block``) of a text that are not in the words ``card_words`` (see
+    ``_outside``): a product's text without its reviews and dialogs."""
+    return [block.markdown for block in _outside(blocks, card_words)]
+
+
+def listing_intro(blocks: list, card_words: list[str], spaced_words: list[str]) -> list[str]:
+    """The Markdown of the merged text's blocks that are not in the cards (``_outside``), less a run of filter
+    labels (see ``LABELS``): a listing's heading and introduction, and what the page says besides its cards,
+    kept before the list."""
+    return [block.markdown for block in _without_labels(_outside(blocks, card_words, spaced_words))]
 
 
 #: A run of this many blocks or more outside the cards, each of fewer than ``LABEL_WORDS`` words and no heading,
 #: is a search's or a shop's filters and sorting ("Date", "Price", "Sort by"), not the listing's intro: left out.
 #: Measured on the tuned part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): listings 0.7506 to 0.7508 (an events
 #: search's filters, 0.635 to 0.639, and one more page up), collections 0.7174 to 0.7177 (two pages up by 0.01),
-#: none down; products 0.7266 to 0.7265 (pages of the product set read as cards: 4 up, 5 down, by 0.017 at most),
+#: none down; products 0.7266 to 0.7265 (4 up, 5 down, by 0.017 at most: then also applied, unmeant, to a product's text
+#: without its reviews, which ``outside_cards`` gives and the labels rule no longer touches),
 #: service pages 0.8339 to 0.8339 (one up, one down), all wcxb pages up (+0.02 summed); the article sets unchanged.
 LABELS = 4
 LABEL_WORDS = 3
