@@ -25,7 +25,7 @@ from webtools.net import displayed_urls
 from .markdown import code_language
 from .page import ELEMENT_CLASSES, absolutize
 from . import trafilatura_copies
-from .trafilatura_body import body_expression
+from .trafilatura_body import body_expression, searched
 from .trafilatura_copies import HANDED, Handed
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -207,7 +207,7 @@ def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | No
     first, second, third = map(re.compile, patterns)
     if expression.path == _DISCARD_EXPRESSION.format(*patterns):
         def discarded(tree: etree._Element) -> list:
-            found = []
+            found, by_id, by_class = [], searched(second), searched(third)  # each value searched once
             for element in tree.iterdescendants(*_DISCARD_TAGS):
                 names = element.keys()
                 if not names:
@@ -218,13 +218,13 @@ def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | No
                         or "nav" in (get("role") or "").replace("N", "n") \
                         or "MostPopularStories" in (get("data-component") or "") \
                         or first.search(get(either) if either else "") \
-                        or second.search(get("id") or "") or third.search(get("class") or ""):
+                        or by_id(get("id") or "") or by_class(get("class") or ""):
                     found.append(element)
             return found
         return discarded
     if expression.path == _HIDDEN_EXPRESSION.format(*patterns):
         def hidden(tree: etree._Element) -> list:
-            found = []
+            found, by_id, by_class = [], searched(second), searched(third)
             for element in tree.iterdescendants(etree.Element):
                 names = element.keys()
                 if not names:
@@ -236,7 +236,7 @@ def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | No
                 if get("class") == "comments-title" or (either is not None and get(either).startswith("reply-")) \
                         or first.search(get(styled) if styled else "") \
                         or "display:none" in style or "display: none" in style \
-                        or second.search(get("id") or "") or third.search(get("class") or "") \
+                        or by_id(get("id") or "") or by_class(get("class") or "") \
                         or get("aria-hidden") == "true":
                     found.append(element)
             return found
@@ -252,10 +252,10 @@ def _named(tags: tuple[str, ...], kept: Callable[[etree._Element], bool]):
     pages) and an infinite scroll's next articles (``_SCROLL_EXPRESSION``: 55 to 14 ms)."""
     def reading(by_id: re.Pattern, by_class: re.Pattern, again_by_id: re.Pattern, again_by_class: re.Pattern):
         def found(tree: etree._Element) -> list:
-            out = []
+            out, named_by_id, named_by_class = [], searched(by_id), searched(by_class)
             for element in tree.iterdescendants(*tags):
                 ident, names = element.get("id") or "", element.get("class") or ""
-                if (by_id.search(ident) or by_class.search(names)) and (
+                if (named_by_id(ident) or named_by_class(names)) and (
                         kept(element) or again_by_id.search(ident) or again_by_class.search(names)):
                     out.append(element)
             return out
