@@ -39,7 +39,7 @@ from .choice import (
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
-from .metadata import Metadata, page_metadata
+from .metadata import Metadata, json_ld_items, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import card_line, cards_win, dated_by_a_card, find_cards, listing_intro
 from .pagetype import (
@@ -363,13 +363,16 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if doc is None:
         return Extraction(None, "")
     title = page_title(doc)
-    metadata = page_metadata(doc)
+    # The page's JSON-LD, parsed once for its metadata and its declared types and kind (nothing changes the page
+    # in between): each parsed it again, and read the page's scripts for it.
+    items = list(json_ld_items(doc))
+    metadata = page_metadata(doc, items)
     base = base_url(doc, url)
     options = {"include_image_urls": include_image_urls, "title": title, "page_url": url}
     deadline.check()
     size = sum(1 for _ in doc.iter())
-    types = declared_types(doc)
-    declared = declared_kind(doc, types)
+    types = declared_types(doc, items)
+    declared = declared_kind(doc, types, items)
     # A product's description and specifications are in tabs that the page hides until clicked.
     item = product_item(doc) if declared == PRODUCT else None
     if declared != PRODUCT:

@@ -21,6 +21,13 @@ from lxml import etree
 #: third less time on readability's pages.
 JSON_LD_SCRIPTS = etree.XPath("/descendant::script[@type='application/ld+json']")
 _MARKED_AUTHORS = etree.XPath("/descendant::*[@rel='author' or @itemprop='author']")
+#: ``<time>`` elements (and others) marked as the publication date, in ``_time_element``'s order; they were compiled
+#: for each page, with ``//``.
+_DATED = tuple(map(etree.XPath, (
+    "/descendant::*[@itemprop='datePublished'][@datetime or @content]",
+    "/descendant::time[@pubdate][@datetime]",
+    "/descendant::article/descendant::time[@datetime]",
+)))
 #: ``<meta>`` names and properties stating the publication date, by priority.
 DATE_META = (
     "article:published_time", "og:article:published_time", "datepublished", "dc.date.issued",
@@ -138,12 +145,8 @@ def _meta(doc: lxml.html.HtmlElement) -> dict[str, str]:
 
 def _time_element(doc: lxml.html.HtmlElement) -> str | None:
     """A ``<time>`` marked as the publication date, else the first ``<time datetime>`` of the article."""
-    for xpath in (
-        "//*[@itemprop='datePublished'][@datetime or @content]",
-        "//time[@pubdate][@datetime]",
-        "//article//time[@datetime]",
-    ):
-        for element in doc.xpath(xpath):
+    for expression in _DATED:
+        for element in expression(doc):
             found = iso_date(element.get("datetime") or element.get("content") or "")
             if found:
                 return found
@@ -159,10 +162,11 @@ def _markup_author(doc: lxml.html.HtmlElement) -> str | None:
     return None
 
 
-def page_metadata(doc: lxml.html.HtmlElement) -> Metadata:
-    """The publication date, author and language the page states (before it is cleaned)."""
+def page_metadata(doc: lxml.html.HtmlElement, items: list[dict] | None = None) -> Metadata:
+    """The publication date, author and language the page states (before it is cleaned). ``items``: the page's
+    ``json_ld_items`` when the caller has read them already."""
     published = author = language = None
-    for item in json_ld_items(doc):
+    for item in json_ld_items(doc) if items is None else items:
         if published is None and item.get("datePublished"):
             published = iso_date(str(item["datePublished"]))
         if author is None and item.get("author"):

@@ -51,11 +51,12 @@ def _types(value) -> set[str]:
     return set()
 
 
-def declared_types(doc) -> set[str]:
+def declared_types(doc, items: list[dict] | None = None) -> set[str]:
     """The schema.org types the page declares for itself in JSON-LD and microdata (item lists' elements
-    and breadcrumbs left out: a category page lists products without being one)."""
+    and breadcrumbs left out: a category page lists products without being one). ``items``: the page's
+    ``json_ld_items`` when the caller has read them already."""
     found: set[str] = set()
-    for item in json_ld_items(doc):
+    for item in json_ld_items(doc) if items is None else items:
         found |= _types(item.get("@type"))
     for element in _OUTER_ITEMS(doc):
         found |= _types(element.get("itemtype").split())
@@ -69,16 +70,18 @@ def og_type(doc) -> str:
     return ""
 
 
-def declared_kind(doc, types: set[str] | None = None) -> str | None:
+def declared_kind(doc, types: set[str] | None = None, items: list[dict] | None = None) -> str | None:
     """The kind the page's declarations give, or None. Product declarations count only for a page that
     declares one product (a category page declares many), listings only without an article. ``types``:
-    ``declared_types(doc)`` when the caller has read them already."""
+    ``declared_types(doc)`` and ``items`` the page's ``json_ld_items`` when the caller has read them already."""
+    if items is None:
+        items = list(json_ld_items(doc))
     if types is None:
-        types = declared_types(doc)
+        types = declared_types(doc, items)
     og = og_type(doc)
     if types & _FORUM_TYPES:
         return FORUM
-    products = sum(1 for item in json_ld_items(doc) if _types(item.get("@type")) & PRODUCT_TYPES)
+    products = sum(1 for item in items if _types(item.get("@type")) & PRODUCT_TYPES)
     microdata_products = len(_PRODUCT_ITEMS(doc))
     if (products == 1 or og in ("product", "og:product", "product.item")) and microdata_products <= 1:
         return PRODUCT
