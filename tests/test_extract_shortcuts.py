@@ -491,7 +491,7 @@ _ATTRIBUTE_VALUES = st.sampled_from([
     "infinite-scroll", "share-buttons", "teaser", "display:none", "akismet", "message", "article-body", "footer",
     "MostPopularStories", "reply-x", "x hidden", "hide-print", "display: none", "true", "reader-comments",
     "comment-list", "Comments", "commentary", "post-comments", "comol", "mvp-post-add-box", "x infinitescroll",
-    "elementor-share-buttons x",
+    "elementor-share-buttons x", "HomeTeaser", "wp-caption", "Caption",
 ])
 _TAGGED = st.tuples(
     st.sampled_from(["div", "section", "article", "main", "p", "span", "list", "item", "ul", "ol", "aside",
@@ -598,16 +598,42 @@ def test_links_resolved_once_per_extraction_are_the_links_resolved_each_time(lin
           ("p", [("role", "Navigation")], "")])
 @example([("ul", [("id", "disqus_thread")], "words"), ("ol", [("class", "x"), ("id", "comol")], "")])
 @example([("div", [("id", "infinite-scroll")], "<h1>Title</h1>"), ("aside", [("class", "infinitescroll")], "x")])
+@example([("item", [("id", "HomeTeaser")], "x"), ("span", [("class", "wp-caption")], ""),
+          ("list", [("id", "Caption"), ("class", "teaser")], "")])
 @settings(max_examples=300, deadline=None)
 def test_trafilatura_discard_expressions_read_in_python_find_what_they_find(elements):
     from trafilatura import xpaths
 
-    from webtools.plugins.web_fetch.extract.trafilatura_reading import _discarded
+    from webtools.plugins.web_fetch.extract.trafilatura_prunes import prune_expression
 
     doc = parse(_tagged_page(elements))
     for expression in [*xpaths.OVERALL_DISCARD_XPATH, *xpaths.REMOVE_COMMENTS_AND_LISTS_XPATH,
-                       *xpaths.RAW_TREE_PRUNE_XPATH]:
-        assert _discarded(expression)(doc) == expression(doc), expression.path
+                       *xpaths.RAW_TREE_PRUNE_XPATH, *xpaths.TEASER_DISCARD_XPATH, *xpaths.DISCARD_IMAGE_ELEMENTS]:
+        assert prune_expression(expression)(doc) == expression(doc), expression.path
+
+
+#: Elements of the tags trafilatura's baseline removes (``settings.BASIC_CLEAN_XPATH``), beside ``_TAGGED``'s.
+_BASELINE_TAGGED = st.tuples(
+    st.sampled_from(["aside", "footer", "script", "style", "svg", "template", "div", "span"]),
+    st.lists(st.tuples(st.sampled_from(["id", "class"]), st.sampled_from(
+        ["", "x", "site-footer", "footer x", "cookie-banner", "CookieBanner", "Cookie_Notice", "onetrust-x",
+         "consent-manager", "cookies"])), max_size=2),
+    st.sampled_from(["", "words", "<span class='cookie-bar'>x</span>"]),
+)
+
+
+@given(st.lists(_TAGGED | _BASELINE_TAGGED, max_size=25))
+@example([("div", [("id", "x"), ("class", "footer")], "words"), ("div", [("class", "x"), ("id", "footer")], ""),
+          ("aside", [], "<span class='cookie-bar'>x</span>"), ("span", [("id", "CookieBanner")], "")])
+@settings(max_examples=300, deadline=None)
+def test_trafilaturas_baseline_cleaning_read_in_python_finds_what_it_finds(elements):
+    from trafilatura import settings as trafilatura_settings
+
+    from webtools.plugins.web_fetch.extract.trafilatura_prunes import prune_expression
+
+    doc = parse(_tagged_page(elements))
+    expression = trafilatura_settings.BASIC_CLEAN_XPATH
+    assert prune_expression(expression)(doc) == expression(doc)
 
 
 @given(st.sampled_from(["", "<meta name='x' style='display:none'>", "<title hidden>t</title>"]),
@@ -632,10 +658,10 @@ def test_the_attributes_read_in_one_walk_are_those_the_expressions_find(head, bo
        st.sampled_from([("id", "class"), ("id", "style"), ("class", "id")]))
 @example(["class", "x", "id"], ("id", "class"))
 def test_the_first_of_two_attributes_is_the_first_named(names, pair):
-    from webtools.plugins.web_fetch.extract.trafilatura_reading import _first
+    from webtools.plugins.web_fetch.extract.trafilatura_prunes import first_of
 
     one, other = pair
-    assert _first(names, one, other) == next((name for name in names if name in pair), None)
+    assert first_of(names, one, other) == next((name for name in names if name in pair), None)
 
 
 # Pieces of trafilatura's converted trees for its deletion by link density: blocks and lists nested in each

@@ -11,7 +11,7 @@ import logging
 import re
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from copy import copy
 from itertools import chain
@@ -25,7 +25,8 @@ from webtools.net import displayed_urls
 from .markdown import code_language
 from .page import ELEMENT_CLASSES, absolutize
 from . import trafilatura_copies
-from .trafilatura_body import body_expression, searched
+from .trafilatura_body import body_expression
+from .trafilatura_prunes import REGEXP_TEST, prune_expression
 from .trafilatura_copies import HANDED, Handed
 
 logger = logging.getLogger("webtools.web_fetch")
@@ -95,11 +96,6 @@ def tei_to_html(body: etree._Element) -> lxml.html.HtmlElement:
     return lxml.html.fromstring(etree.tostring(body, encoding="unicode"), parser=_html_parser())
 
 
-#: An EXSLT regular expression test of attributes in trafilatura's expressions: ``re:test(@id|@class, 'nav|menu')``
-#: (the attributes, the pattern, its flags).
-_REGEXP_TEST = re.compile(r"re:test\((@[\w-]+(?:\|@[\w-]+)*), '([^']*)'(?:, '([^']*)')?\)")
-
-
 @lru_cache(maxsize=128)  # trafilatura's own expressions, compiled once each
 def _guarded(expression: etree.XPath) -> etree.XPath:
     """trafilatura's ``expression`` with each regular expression test of attributes that no empty value passes
@@ -115,7 +111,7 @@ def _guarded(expression: etree.XPath) -> etree.XPath:
             return match.group(0)
         return f"(({match.group(1)}) and {match.group(0)})"
 
-    path = _REGEXP_TEST.sub(guard, expression.path)
+    path = REGEXP_TEST.sub(guard, expression.path)
     return etree.XPath(path, namespaces={"re": "http://exslt.org/regular-expressions"}) \
         if path != expression.path else expression
 
@@ -123,157 +119,6 @@ def _guarded(expression: etree.XPath) -> etree.XPath:
 #: trafilatura's own functions by name, kept when first replaced (``core._prepare_tree`` has no other module to
 #: be taken back from); shared with ``trafilatura_copies``, whose replacements call them.
 _TRAFILATURA_OWN = trafilatura_copies.OWN
-
-
-#: trafilatura 2.3.1's first discard expression (``OVERALL_DISCARD_XPATH[0]``: navigation, sharing, ads,
-#: consent banners ...), its three patterns left out: ``_discarded`` reads it in Python.
-_DISCARD_EXPRESSION = """
-        .//*[self::div or self::item or self::list or self::p or self::section or self::span][
-        @data-lp-replacement-content or
-        contains(translate(@role, 'N', 'n'), 'nav') or
-        contains(@data-component, 'MostPopularStories') or
-        re:test(@id|@class, '{}') or
-        re:test(@id, '{}') or
-        re:test(@class, '{}')]
-        """
-_DISCARD_TAGS = ("div", "item", "list", "p", "section", "span")
-
-
-#: Its second (``OVERALL_DISCARD_XPATH[1]``: hidden elements, comments' titles and replies, messages),
-#: likewise.
-_HIDDEN_EXPRESSION = """
-        .//*[@class='comments-title' or
-        starts-with(@id|@class, 'reply-') or
-        re:test(@id|@style, '{}') or
-        contains(@style, 'display:none') or contains(@style, 'display: none') or
-        re:test(@id, '{}') or
-        re:test(@class, '{}') or @aria-hidden='true']
-        """
-
-
-#: The expression of comment sections and lists trafilatura prunes from the page before it reads it
-#: (``REMOVE_COMMENTS_AND_LISTS_XPATH[0]``), likewise.
-_COMMENTS_EXPRESSION = """
-        .//*[self::div or self::list or self::section or self::details or self::ol or self::ul][
-        re:test(@id, '{}') or
-        re:test(@class, '{}')][
-        not(self::ol or self::ul) or re:test(@id, '{}') or re:test(@class, '{}')]
-        """
-_COMMENTS_TAGS = ("div", "list", "section", "details", "ol", "ul")
-
-
-#: The two expressions of what trafilatura prunes from the page first (``RAW_TREE_PRUNE_XPATH``): the containers
-#: of an infinite scroll's next articles, and Elementor's share buttons; likewise.
-_SCROLL_EXPRESSION = """
-        .//*[self::div or self::section or self::aside][
-        re:test(@id, '{}') or
-        re:test(@class, '{}')][
-        not(.//h1) or re:test(@id, '{}') or re:test(@class, '{}')]
-        """
-_SHARE_EXPRESSION = ".//*[self::div or self::section or self::aside][contains(@class, 'elementor-share-buttons')]"
-_RAW_TAGS = ("div", "section", "aside")
-
-
-def _first(names: list[str], one: str, other: str) -> str | None:
-    """Which of the attributes ``one`` and ``other`` comes first in ``names`` (an element's, in its order):
-    the one XPath's ``@one|@other`` gives a function. None when it has neither. Asked of the names by ``in``
-    (an element names an attribute once): a generator walking them was a fifth of the time of the discard
-    expressions read in Python."""
-    if one in names:
-        return one if other not in names or names.index(one) < names.index(other) else other
-    return other if other in names else None
-
-
-@lru_cache(maxsize=128)
-def _discarded(expression: etree.XPath) -> Callable[[etree._Element], list] | None:
-    """trafilatura's two discard expressions read in Python, and its expressions of comment sections
-    (``_comments``) and of what it prunes from the page first (``_scroll``, ``_share``), when ``expression``
-    is one of them (its patterns its own); else None. XPath handed each element walked to Python three
-    times, for their three regular expressions (lxml's EXSLT functions, with or without the attribute): the
-    discard expressions were trafilatura's costliest
-    expressions, 151 and 76 ms of our 3.5 s of CPU time on readability's 130 pages, 45 and 56 ms in
-    Python (the second walks every element). The same elements, in the same order: XPath's ``@id|@class``
-    is the first of them in the element's own order (``_first``), an attribute it lacks is "", and
-    ``re:test`` is Python's ``re.search``."""
-    patterns = [match.group(2) for match in _REGEXP_TEST.finditer(expression.path)]
-    if len(patterns) == 4 and expression.path == _COMMENTS_EXPRESSION.format(*patterns):
-        return _comments(*map(re.compile, patterns))
-    if len(patterns) == 4 and expression.path == _SCROLL_EXPRESSION.format(*patterns):
-        return _scroll(*map(re.compile, patterns))
-    if expression.path == _SHARE_EXPRESSION:
-        return _share
-    if len(patterns) != 3:
-        return None
-    first, second, third = map(re.compile, patterns)
-    if expression.path == _DISCARD_EXPRESSION.format(*patterns):
-        def discarded(tree: etree._Element) -> list:
-            found, by_id, by_class = [], searched(second), searched(third)  # each value searched once
-            for element in tree.iterdescendants(*_DISCARD_TAGS):
-                names = element.keys()
-                if not names:
-                    continue
-                get = element.get
-                either = _first(names, "id", "class")
-                if "data-lp-replacement-content" in names \
-                        or "nav" in (get("role") or "").replace("N", "n") \
-                        or "MostPopularStories" in (get("data-component") or "") \
-                        or first.search(get(either) if either else "") \
-                        or by_id(get("id") or "") or by_class(get("class") or ""):
-                    found.append(element)
-            return found
-        return discarded
-    if expression.path == _HIDDEN_EXPRESSION.format(*patterns):
-        def hidden(tree: etree._Element) -> list:
-            found, by_id, by_class = [], searched(second), searched(third)
-            for element in tree.iterdescendants(etree.Element):
-                names = element.keys()
-                if not names:
-                    continue
-                get = element.get
-                either = _first(names, "id", "class")
-                styled = _first(names, "id", "style")
-                style = get("style") or ""
-                if get("class") == "comments-title" or (either is not None and get(either).startswith("reply-")) \
-                        or first.search(get(styled) if styled else "") \
-                        or "display:none" in style or "display: none" in style \
-                        or by_id(get("id") or "") or by_class(get("class") or "") \
-                        or get("aria-hidden") == "true":
-                    found.append(element)
-            return found
-        return hidden
-    return None
-
-
-def _named(tags: tuple[str, ...], kept: Callable[[etree._Element], bool]):
-    """The expressions of the shape ``.//*[self::tag or ...][re:test(@id, a) or re:test(@class, b)][kept or
-    re:test(@id, c) or re:test(@class, d)]`` read in Python (see ``_discarded``): the elements of ``tags``
-    whose id or class matches the first two patterns and that ``kept`` lets go or the last two name again.
-    trafilatura's comment sections and lists (``_COMMENTS_EXPRESSION``: 76 to 17 ms on readability's 130
-    pages) and an infinite scroll's next articles (``_SCROLL_EXPRESSION``: 55 to 14 ms)."""
-    def reading(by_id: re.Pattern, by_class: re.Pattern, again_by_id: re.Pattern, again_by_class: re.Pattern):
-        def found(tree: etree._Element) -> list:
-            out, named_by_id, named_by_class = [], searched(by_id), searched(by_class)
-            for element in tree.iterdescendants(*tags):
-                ident, names = element.get("id") or "", element.get("class") or ""
-                if (named_by_id(ident) or named_by_class(names)) and (
-                        kept(element) or again_by_id.search(ident) or again_by_class.search(names)):
-                    out.append(element)
-            return out
-        return found
-    return reading
-
-
-#: ``_COMMENTS_EXPRESSION``'s: a list (``ol``, ``ul``) is one only when named again.
-_comments = _named(_COMMENTS_TAGS, lambda element: element.tag not in ("ol", "ul"))
-#: ``_SCROLL_EXPRESSION``'s: a box holding a headline (``<h1>``) is one only when named again.
-_scroll = _named(_RAW_TAGS, lambda element: next(element.iterdescendants("h1"), None) is None)
-
-
-def _share(tree: etree._Element) -> list:
-    """``_SHARE_EXPRESSION`` read in Python (see ``_discarded``): 44 to 7 ms on readability's 130 pages (libxml2
-    builds a node set for each ``self::`` test of each element)."""
-    return [element for element in tree.iterdescendants(*_RAW_TAGS)
-            if "elementor-share-buttons" in (element.get("class") or "")]
 
 
 #: The trafilatura whose ``prune_unwanted_nodes`` ``_prune_unwanted_nodes`` was written from and is tested
@@ -286,12 +131,12 @@ def _prune_unwanted_nodes(tree, nodelist, with_backup: bool = False):
     elements its expressions match: it asked of each match whether any of its ancestors is one, walking
     every ancestor of every match (a tenth of trafilatura's time on readability's and CleanEval's pages,
     whose layout tables nest 20 deep); here each element's ancestry is walked once, and what was found is
-    remembered for the elements on the way; and its expressions are read in Python (``_discarded``) or guarded
+    remembered for the elements on the way; and its expressions are read in Python (``trafilatura_prunes``) or guarded
     (``_guarded``) where that finds the same elements cheaper. The same elements are removed, in the same
     order."""
     from trafilatura.htmlprocessing import delete_element
 
-    nodelist = [_discarded(expression) or _guarded(expression) for expression in nodelist]
+    nodelist = [prune_expression(expression) or _guarded(expression) for expression in nodelist]
     if tree is HANDED.get():  # our page, which trafilatura did not copy: pruned on a copy, when it is
         if not with_backup and not any(expression(tree) for expression in nodelist):
             return tree
@@ -482,8 +327,9 @@ def _prepare_tree(tree, options, url):
 def _faster_trafilatura() -> Iterator[bool]:
     """Within it, trafilatura prunes with ``_prune_unwanted_nodes`` (its main extractor, and its pruning of the page
     before), prepares the page with ``_prepare_tree``, takes our page uncopied (``Handed``: it yields True), finds
-    the article's container by its own expressions read in Python (``trafilatura_body``) and its baseline's cookie
-    banners by its own expression guarded (``_guarded``), and removes control characters as it does, cheaper
+    the article's container by its own expressions read in Python (``trafilatura_body``) and what its baseline
+    removes (its cookie banners, asides, footers ...) by its own expression read in Python (``trafilatura_prunes``),
+    and removes control characters as it does, cheaper
     (``_remove_control_characters``), its version checked (``TRAFILATURA_CHECKED``); after the last of the calls
     within it in the process (``_WITHIN``), with trafilatura's own again: a call in another thread that ended
     meanwhile must not put them back under ours, whose page trafilatura's own would prune and could not load.
@@ -534,7 +380,8 @@ def _patch_trafilatura(ours: bool) -> None:
         _remove_control_characters if ours else own["remove_control_characters"]
     main_extractor.BODY_XPATH = [body_expression(expression) or _guarded(expression)
                                  for expression in xpaths.BODY_XPATH] if ours else xpaths.BODY_XPATH
-    baseline.BASIC_CLEAN_XPATH = _guarded(settings.BASIC_CLEAN_XPATH) if ours else settings.BASIC_CLEAN_XPATH
+    clean = settings.BASIC_CLEAN_XPATH
+    baseline.BASIC_CLEAN_XPATH = (prune_expression(clean) or _guarded(clean)) if ours else clean
 
 
 def restore_code_blocks(article: lxml.html.HtmlElement, doc: lxml.html.HtmlElement) -> None:
