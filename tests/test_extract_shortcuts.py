@@ -936,3 +936,12 @@ def test_expressions_reading_descendants_find_what_their_double_slash_found(piec
             continue
         for ours, theirs in pairs:
             assert ours(element) == element.xpath(theirs), theirs
+
+
+@given(st.lists(_PIECES | st.sampled_from(["<!-- a comment -->", "<?php echo 1 ?>", "&nbsp;", "&unknown;", "</body>"]),
+                max_size=40))
+@example(["<!-- a comment -->", "<?php echo 1 ?>", "&unknown;"])
+@settings(max_examples=200, deadline=None)
+def test_the_elements_counted_by_libxml2_are_those_iter_walks(pieces):
+    doc = parse("<html><body>" + "".join(pieces) + "</body></html>")
+    assert page.element_count(doc) == sum(1 for _ in doc.iter())

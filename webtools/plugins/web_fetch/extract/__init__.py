@@ -48,7 +48,9 @@ from .pagetype import (
 )
 from .product import aside_words, product_item, product_markdown, with_name, without_asides, without_rails
 from .hidden import drop_dialogs, drop_hidden, show_disclosed
-from .page import BARE_REMOVED_TAGS, absolutize, base_url, clean, page_title, parse, remembering_links
+from .page import (
+    BARE_REMOVED_TAGS, absolutize, base_url, clean, element_count, page_title, parse, remembering_links,
+)
 
 __all__ = ["Extraction", "decode", "extract", "sniff_charset", "to_markdown"]
 
@@ -336,7 +338,7 @@ def _full_reading(html: str | bytes, base: str, options: dict) -> str:
     """trafilatura's full reading (its own readability and jusText fallbacks) of the page without hidden
     elements, parsed again; "" for a page too large for it."""
     doc = parse(html)
-    if doc is None or sum(1 for _ in doc.iter()) > MAX_TRAFILATURA_ELEMENTS:
+    if doc is None or element_count(doc) > MAX_TRAFILATURA_ELEMENTS:
         return ""
     drop_hidden(doc)
     return _markdown(trafilatura_article(doc, base, fast=False), **options)
@@ -370,7 +372,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     base = base_url(doc, url)
     options = {"include_image_urls": include_image_urls, "title": title, "page_url": url}
     deadline.check()
-    size = sum(1 for _ in doc.iter())
+    size = element_count(doc)
     types = declared_types(doc, items)
     declared = declared_kind(doc, types, items)
     # A product's description and specifications are in tabs that the page hides until clicked.

@@ -84,6 +84,17 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
     return doc
 
 
+#: The elements of a page, counted by libxml2: counting them from ``doc.iter()`` made a Python object of each (0.6% of
+#: our CPU time on readability's tuned pages, sampled; this count takes two fifths of its time). ``parse`` keeps no
+#: comments nor processing instructions, which ``iter()`` would have counted too: the same count.
+_ELEMENTS = etree.XPath("count(descendant-or-self::*)")
+
+
+def element_count(doc: lxml.html.HtmlElement) -> int:
+    """How many elements the parsed page ``doc`` has, its root among them."""
+    return int(_ELEMENTS(doc))
+
+
 def _gather_body(doc: lxml.html.HtmlElement) -> None:
     """Move what follows a stray ``</body>`` (libxml2 puts it beside the body, where no extractor looks)
     back into the body."""
