@@ -1254,3 +1254,19 @@ to help your business thrive.</p></div><div class="promo-grid">{tiles}</div><div
     for name in services:
         assert f"{name.upper()}_OFFER" in text
         assert f"[{name}](https://partners.example/services/{name.lower()})" in text
+
+
+def test_a_service_pages_faq_marked_as_questions_leaves_it_a_service_page():
+    # Each question of a FAQ marked a schema.org Question in microdata: several of them are a FAQ, not a thread.
+    sections = "".join(f"""<section><h2>Offer {n}</h2><p>SECTION_{n} We plan, build and run data platforms for
+companies that need their numbers on time, with teams in three countries and twenty years of practice.</p></section>"""
+                       for n in range(1, 5))
+    faq = "".join(f"""<div itemscope itemprop="mainEntity" itemtype="https://schema.org/Question"><h3 itemprop="name">
+Question {n}: why would a company need this service?</h3><div itemscope itemprop="acceptedAnswer"
+itemtype="https://schema.org/Answer"><div itemprop="text"><p>ANSWER_{n} Because its data sits in many places and no
+one trusts the reports built on it.</p></div></div></div>""" for n in range(1, 4))
+    page = f"""<html><head><title>Data services | Example Data</title></head><body><header><nav><a href="/">Home</a>
+</nav></header><main><h1>Data services</h1>{sections}<section><h2>FAQ</h2>{faq}</section></main></body></html>"""
+    result = extract(page, "https://data.example/services")
+    assert result.type != "forum"
+    assert all(f"SECTION_{n}" in result.text for n in range(1, 5))
