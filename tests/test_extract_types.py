@@ -1270,3 +1270,19 @@ one trusts the reports built on it.</p></div></div></div>""" for n in range(1, 4
     result = extract(page, "https://data.example/services")
     assert result.type != "forum"
     assert all(f"SECTION_{n}" in result.text for n in range(1, 5))
+
+
+def test_a_service_page_declaring_a_product_without_an_offer_is_read_by_its_sections():
+    # A consultancy's page declares a Product for its rating stars: no offer, no variant, no identifier. It is a
+    # service page by its shape, named and read as one (not by trafilatura's full reading alone, as a product's).
+    sections = "".join(f"""<section><h2>What we do, part {n}</h2><ul><li>SECTION_{n} audits</li><li>Roadmaps</li>
+<li>Platform builds</li></ul><p>Teams of five to twenty.</p></section>""" for n in range(1, 6))
+    page = f"""<html><head><title>Managed analytics | Example Data</title><script type="application/ld+json">
+{{"@context": "https://schema.org", "@type": "Product", "name": "Managed analytics",
+"aggregateRating": {{"@type": "AggregateRating", "ratingValue": "4.8", "reviewCount": "31"}}}}</script></head>
+<body><header><nav><a href="/">Home</a></nav></header><main><h1>Managed analytics</h1><p>We run your reports and
+dashboards for you, so your people can use them instead of fixing them every Monday morning.</p>{sections}</main>
+</body></html>"""
+    result = extract(page, "https://data.example/managed")
+    assert result.type == "service"
+    assert all(f"SECTION_{n} audits" in result.text for n in range(1, 6))
