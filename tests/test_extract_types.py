@@ -1210,3 +1210,79 @@ def test_a_run_of_filter_labels_outside_a_listings_cards_is_not_its_intro():
     # Fewer short blocks in a row are kept: a listing's one-line notes.
     text = blocks("# Walks near you\n\nFree\n\nNo booking\n\nRIVER_WALK leaves at nine from the bridge")
     assert listing_intro(text, card_words, []) == ["# Walks near you", "Free", "No booking"]
+
+
+def test_a_link_cards_description_is_its_text_and_its_link_stays_on_its_heading():
+    from webtools.plugins.web_fetch.extract.listing import open_link_cards
+
+    box = lxml_html.fromstring("""<div><a class="tile" href="/audit"><h3>Audit <em>services</em></h3><p>What
+our audits look at, and why.</p></a><a href="/tax"><h3>Tax</h3><span>Learn more</span></a><a href="/x">Plain
+link</a></div>""")
+    open_link_cards(box)
+    card, label, plain = box
+    assert card.tag == "div" and card.get("href") is None and card.get("class") is None
+    link = card.find("h3/a")
+    assert link.get("href") == "/audit" and link.text_content() == "Audit services"
+    assert " ".join(card.find("p").text.split()) == "What our audits look at, and why."
+    # A heading with a two-word label, and a link without a heading, are links still.
+    assert label.tag == "a" and plain.tag == "a"
+
+
+def test_a_service_pages_grid_of_link_cards_keeps_each_cards_description():
+    # A consultancy's services, each a tile that is one link: its name as a heading and two lines on it. Read as
+    # links, the tiles were left out, and the page's other teasers taken for its cards.
+    services = {"Audit": "Our audits help clients understand their risks and improve the controls of reporting.",
+                "Tax": "We advise on direct and indirect taxes for companies of every size, at home and abroad.",
+                "Consulting": "Strategy, operations and technology advice that turns plans into results.",
+                "Risk": "Find, weigh and manage the risks of your business before they become its problems.",
+                "Deals": "Buy, sell, merge or split with advice on every step from the first look to the closing.",
+                "Cyber": "Protect your systems and your customers' data with security that grows with you."}
+    tiles = "".join(f"""<div class="promo-col"><a class="promo" href="/services/{name.lower()}"><div
+class="promo__content">
+<h3 class="promo__title">{name}</h3><div class="promo__desc">{name.upper()}_OFFER {text}</div>
+<div class="promo__more"><span>Find out more</span></div></div></a></div>""" for name, text in services.items())
+    stories = "".join(f"""<div class="story"><p>Story {n}: a retailer worked with us to rebuild its stores and its
+supply of goods across three countries in one year.</p><a href="/stories/{n}">Read more</a></div>""" for n in range(4))
+    page = f"""<html><head><title>Our services | Example Partners</title></head><body><header><nav><a href="/">Home</a>
+<a href="/services">Services</a> <a href="/about">About</a></nav></header><main><div class="hero"><h1>Vast services.
+Real results.</h1><p>At Example Partners we see every challenge as a chance to grow. Our people combine insight and
+experience to solve your hardest problems, whatever your size and wherever you work.</p></div><div class="intro"><h2>
+Explore our services</h2><p>Whether you are starting up or among the largest companies, tap into our range of services
+to help your business thrive.</p></div><div class="promo-grid">{tiles}</div><div class="stories">{stories}</div></main>
+<footer><p>Copyright Example Partners.</p><a href="/privacy">Privacy</a></footer></body></html>"""
+    text = extract(page, "https://partners.example/services").text
+    for name in services:
+        assert f"{name.upper()}_OFFER" in text
+        assert f"[{name}](https://partners.example/services/{name.lower()})" in text
+
+
+def test_a_service_pages_faq_marked_as_questions_leaves_it_a_service_page():
+    # Each question of a FAQ marked a schema.org Question in microdata: several of them are a FAQ, not a thread.
+    sections = "".join(f"""<section><h2>Offer {n}</h2><p>SECTION_{n} We plan, build and run data platforms for
+companies that need their numbers on time, with teams in three countries and twenty years of practice.</p></section>"""
+                       for n in range(1, 5))
+    faq = "".join(f"""<div itemscope itemprop="mainEntity" itemtype="https://schema.org/Question"><h3 itemprop="name">
+Question {n}: why would a company need this service?</h3><div itemscope itemprop="acceptedAnswer"
+itemtype="https://schema.org/Answer"><div itemprop="text"><p>ANSWER_{n} Because its data sits in many places and no
+one trusts the reports built on it.</p></div></div></div>""" for n in range(1, 4))
+    page = f"""<html><head><title>Data services | Example Data</title></head><body><header><nav><a href="/">Home</a>
+</nav></header><main><h1>Data services</h1>{sections}<section><h2>FAQ</h2>{faq}</section></main></body></html>"""
+    result = extract(page, "https://data.example/services")
+    assert result.type != "forum"
+    assert all(f"SECTION_{n}" in result.text for n in range(1, 5))
+
+
+def test_a_service_page_declaring_a_product_without_an_offer_is_read_by_its_sections():
+    # A consultancy's page declares a Product for its rating stars: no offer, no variant, no identifier. It is a
+    # service page by its shape, named and read as one (not by trafilatura's full reading alone, as a product's).
+    sections = "".join(f"""<section><h2>What we do, part {n}</h2><ul><li>SECTION_{n} audits</li><li>Roadmaps</li>
+<li>Platform builds</li></ul><p>Teams of five to twenty.</p></section>""" for n in range(1, 6))
+    page = f"""<html><head><title>Managed analytics | Example Data</title><script type="application/ld+json">
+{{"@context": "https://schema.org", "@type": "Product", "name": "Managed analytics",
+"aggregateRating": {{"@type": "AggregateRating", "ratingValue": "4.8", "reviewCount": "31"}}}}</script></head>
+<body><header><nav><a href="/">Home</a></nav></header><main><h1>Managed analytics</h1><p>We run your reports and
+dashboards for you, so your people can use them instead of fixing them every Monday morning.</p>{sections}</main>
+</body></html>"""
+    result = extract(page, "https://data.example/managed")
+    assert result.type == "service"
+    assert all(f"SECTION_{n} audits" in result.text for n in range(1, 6))

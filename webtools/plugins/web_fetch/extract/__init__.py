@@ -41,7 +41,7 @@ from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, json_ld_items, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import card_line, cards_win, dated_by_a_card, find_cards, listing_intro
+from .listing import card_line, cards_win, dated_by_a_card, find_cards, listing_intro, open_link_cards
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
@@ -393,6 +393,10 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     # reviews (see ``aside_words``: removed before trafilatura reads the page, they cost products).
     if declared != PRODUCT and not offer:
         drop_dialogs(doc, modals)
+    if declared != PRODUCT:
+        # A link card's description is the card's text, not a link's (see ``listing.CARD_DESCRIPTION_WORDS``). A
+        # product's page is read by trafilatura's full reading, its link cards its shop's other products.
+        open_link_cards(doc)
     # A product's reviews and dialogs, read before trafilatura (which reads the page whole: without them it
     # keeps less of the rest) to be left out of its text.
     # A page that declares products in microdata but is read as an article (a game store's page: the game and its
