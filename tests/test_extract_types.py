@@ -738,6 +738,19 @@ def test_without_rails_drops_a_rails_section_up_to_the_next_heading_of_its_level
     assert without_rails("## Related reading\n\nAn essay.") == "## Related reading\n\nAn essay."
 
 
+def test_without_rails_drops_a_products_reviews_recommendations_and_shipping_sections():
+    from webtools.plugins.web_fetch.extract.product import without_rails
+
+    for heading in ("Reviews for this item (76)", "Customer reviews", "Top reviews from the United States",
+                    "Recommended for you", "Products related to this item", "Added to your cart! Complete the set?",
+                    "Shipping & Returns", "Delivery and returns"):
+        text = f"# Mug\n\nA stoneware mug.\n\n## {heading}\n\nAsides.\n\n## Care\n\nDishwasher safe."
+        assert without_rails(text) == "# Mug\n\nA stoneware mug.\n\n## Care\n\nDishwasher safe.", heading
+    # Not a product's own reviews by an editor, nor its returns policy named otherwise.
+    kept = "# Mug\n\n## Editorial Reviews\n\nA fine mug.\n\n## Returns policy\n\n30 days."
+    assert without_rails(kept) == kept
+
+
 def test_on_an_offer_page_a_shorter_readability_text_gives_way_to_trafilaturas():
     from webtools.plugins.web_fetch.extract import _readability_missed
 
