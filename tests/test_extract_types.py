@@ -751,6 +751,35 @@ def test_without_rails_drops_a_products_reviews_recommendations_and_shipping_sec
     assert without_rails(kept) == kept
 
 
+def test_a_row_of_tildes_in_a_products_text_does_not_hold_its_reviews_in_one_block():
+    # A seller's note underlined with tildes ("~~~~~~~~"): written as it stands, Markdown reads it as a code fence
+    # never closed, and the rest of the text was one block, whose reviews' heading was no longer a heading.
+    reviews = "".join(f'<div class="card"><p>A lovely shoe number {n}, REVIEW_TEXT well packed and quick to arrive '
+                      'at our house.</p></div>' for n in range(3))
+    after = ("<section><p>Each shoe is stitched by hand in our workshop.<br>~~~~~~~~~~~~~<br>Made in Portugal from "
+             f"recycled yarn.</p></section><section><h2>Reviews for this item (3)</h2>{reviews}</section><section>"
+             "<h2>Care</h2><p>Wash the X2 by hand in cold water CARE_TEXT and let it dry away from a fire.</p>"
+             "</section><footer>")
+    page = PRODUCT.replace("{story}", STORY).replace("<footer>", after)
+    result = extract(page.replace('"@type": "Product"', '"@type": "Thing"'), "https://shoes.test/x2")
+    assert result.type == "product"
+    assert "Made in Portugal" in result.text and "CARE_TEXT" in result.text
+    assert "REVIEW_TEXT" not in result.text
+
+
+def test_text_that_opens_like_a_code_fence_is_escaped_and_code_holding_a_fence_is_fenced_longer():
+    from webtools.plugins.web_fetch.extract.choice import blocks
+    from webtools.plugins.web_fetch.extract.markdown import to_markdown
+
+    markdown = to_markdown("<p>Intro.</p><p>~~~ wavy line of a signature</p><ul><li>```not code</li></ul>"
+                           "<pre>```py\nx = 1\n\n```</pre><p>After.</p>")
+    assert markdown == ("Intro.\n\n\\~~~ wavy line of a signature\n\n- \\```not code\n\n"
+                        "````\n```py\nx = 1\n\n```\n````\n\nAfter.")
+    # Read back into blocks, the code is one block, its inner fence and blank line within it.
+    assert [b.markdown for b in blocks(markdown)] == [
+        "Intro.", "\\~~~ wavy line of a signature", "- \\```not code", "````\n```py\nx = 1\n\n```\n````", "After."]
+
+
 def test_on_an_offer_page_a_shorter_readability_text_gives_way_to_trafilaturas():
     from webtools.plugins.web_fetch.extract import _readability_missed
 

@@ -161,6 +161,13 @@ def test_passages_keep_fenced_code_whole_and_know_their_headings():
                         ["# Guide", "## Install", "### Windows"], ["# Guide", "## Configure"]]
 
 
+def test_a_code_block_fenced_longer_holds_a_shorter_fence_and_stays_whole():
+    # The writer fences code that holds a line of three backticks with four (CommonMark): that line does not end it.
+    doc = "Intro words about the fences.\n\n````md\n```py\nx = 1\n\n```\n````\n\nThe end."
+    assert [doc[p.start:p.end] for p in passages(doc)] == [
+        "Intro words about the fences.", "````md\n```py\nx = 1\n\n```\n````", "The end."]
+
+
 def test_focus_picks_the_passage_by_its_headings_words_too():
     focused = focus(DOC, "windows", tokens=50, max_characters=10_000)
     assert focused.content == (

@@ -108,7 +108,7 @@ def passages(text: str, limit: int = MAX_PASSAGE) -> list[Passage]:
                 fence = None
             continue
         if (opened := _FENCE.match(line)) is not None:
-            fence = opened.group(1)[0] * 3
+            fence = opened.group(1)  # closed by as many of its character or more (CommonMark)
             if block_start is None:
                 block_start = start
             continue

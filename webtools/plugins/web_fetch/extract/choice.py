@@ -40,7 +40,7 @@ MAX_LINK_SHARE = 0.3
 _WORD = re.compile(r"\w+")
 _LINK = re.compile(r"\[([^\]]*)\]\((?:[^()\s]|\([^()]*\))*\)")
 _URL = re.compile(r"\]\((?:[^()\s]|\([^()]*\))*\)|<https?://[^>\s]+>")
-_FENCE = re.compile(r"^(```|~~~)")
+_FENCE = re.compile(r"^(`{3,}|~{3,})")
 #: A list item's text, the item's mark left out (items at the start of a line, not nested ones).
 _LIST_ITEM = re.compile(r"^(?:[-*+]|\d+[.)]) +(.*)$", re.MULTILINE)
 #: A block that is a heading, a list or a table in Markdown: not a lead's prose.
@@ -72,12 +72,16 @@ class Block:
 
 
 def _split(markdown: str) -> list[str]:
-    """Blocks separated by blank lines, a fenced code block (blank lines and all) being one."""
-    blocks, current, fenced = [], [], False
+    """Blocks separated by blank lines, a fenced code block (blank lines and all) being one: it ends at a line of
+    its fence's character, as many or more (CommonMark; the writer fences code holding backticks with more)."""
+    blocks, current, fence = [], [], None
     for line in markdown.split("\n"):
-        if _FENCE.match(line.lstrip()):
-            fenced = not fenced
-        if not line.strip() and not fenced:
+        mark = _FENCE.match(line.lstrip())
+        if mark and fence is None:
+            fence = mark.group(1)
+        elif mark and mark.group(1).startswith(fence) and line.strip() == mark.group(1):
+            fence = None
+        if not line.strip() and fence is None:
             if current:
                 blocks.append("\n".join(current))
                 current = []

@@ -46,6 +46,13 @@ _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _MULTI_SPACE = re.compile(r"[ \t](?<=\S[ \t])[ \t]+")
 #: Indentation of list items' continuation lines, kept apart from the page's own spaces until the end.
 _INDENT = "\x01"
+#: A line of the page's text that begins as a code fence does (a seller's divider, "~~~~~~~~"; "```" typed in a
+#: comment): escaped with a backslash, since Markdown would read the rest of the page as code (and our blocks, see
+#: ``choice._split``, as one). Only text can match: the page's code blocks are placeholders until the end.
+_FENCE_LIKE = re.compile("^([\x01 ]*(?:(?:[-*]|\\d+\\.) )?)(?=```|~~~)", re.MULTILINE)
+#: Backticks in a row, as many as open a code fence: a code block holding them is fenced by more (CommonMark),
+#: or its own line of three would end it.
+_BACKTICK_RUN = re.compile("`{3,}")
 
 
 def code_language(pre) -> str:
@@ -160,7 +167,8 @@ class _Writer:
         text = el.text_content().strip("\n")
         if not text.strip():
             return ""
-        self.verbatim.append(f"```{code_language(el)}\n{text}\n```")
+        fence = "`" * max(3, 1 + max(map(len, _BACKTICK_RUN.findall(text)), default=0))
+        self.verbatim.append(f"{fence}{code_language(el)}\n{text}\n{fence}")
         return f"\n\n\x00{len(self.verbatim) - 1}\x00\n\n"
 
     def listing(self, el, ordered: bool) -> str:
@@ -288,7 +296,7 @@ def element_markdown(
 ) -> str:
     """Markdown of an lxml element."""
     writer = _Writer(include_image_urls, title, page_url)
-    text = _tidy(writer.element(element, False))
+    text = _FENCE_LIKE.sub(r"\1\\", _tidy(writer.element(element, False)))
     # Code blocks come back as the page wrote them.
     text = _PLACEHOLDER.sub(lambda m: _code_block(writer.verbatim[int(m.group(1))], text, m.start()), text)
     return text.replace(_INDENT, " ")
