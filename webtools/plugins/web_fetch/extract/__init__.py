@@ -365,8 +365,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if doc is None:
         return Extraction(None, "")
     title = page_title(doc)
-    # The page's JSON-LD, parsed once for its metadata and its declared types and kind (nothing changes the page
-    # in between): each parsed it again, and read the page's scripts for it.
+    # The page's JSON-LD, parsed once for its metadata, its declared types and kind and its product (nothing changes
+    # the page in between): each parsed it again, and read the page's scripts for it.
     items = list(json_ld_items(doc))
     metadata = page_metadata(doc, items)
     base = base_url(doc, url)
@@ -376,7 +376,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     types = declared_types(doc, items)
     declared = declared_kind(doc, types, items)
     # A product's description and specifications are in tabs that the page hides until clicked.
-    item = product_item(doc) if declared == PRODUCT else None
+    item = product_item(doc, items) if declared == PRODUCT else None
     if declared != PRODUCT:
         modals = drop_hidden(doc)
     else:

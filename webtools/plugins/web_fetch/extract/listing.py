@@ -433,13 +433,13 @@ def open_link_cards(root) -> None:
     ``<a href><h3>Audit</h3><p>What the audit does</p></a>`` becomes ``<div><h3><a href>Audit</a></h3><p>...``."""
     for a in list(root.iter("a")):
         href = a.get("href")
-        heading = next(a.iter(*_HEADINGS), None)
-        if not href or heading is None:
+        headings = list(a.iter(*_HEADINGS)) if href else []
+        if not headings:
             continue
         words = len(a.text_content().split())
-        heading_words = sum(len(h.text_content().split()) for h in a.iter(*_HEADINGS))
-        if words - heading_words < CARD_DESCRIPTION_WORDS:
+        if words - sum(len(h.text_content().split()) for h in headings) < CARD_DESCRIPTION_WORDS:
             continue
+        heading = headings[0]
         if next(heading.iter("a"), None) is None:
             link = etree.SubElement(heading, "a", href=href)
             link.text, heading.text = heading.text, None

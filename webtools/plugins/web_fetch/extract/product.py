@@ -42,9 +42,11 @@ def _text(value) -> str:
     return ""
 
 
-def product_item(doc) -> dict | None:
-    """The page's one JSON-LD product, or None when it declares none or several."""
-    found = [item for item in json_ld_items(doc) if _types(item.get("@type")) & _PRODUCT_TYPES]
+def product_item(doc, items: list[dict] | None = None) -> dict | None:
+    """The page's one JSON-LD product, or None when it declares none or several. ``items``: the page's JSON-LD
+    items (``json_ld_items``) when the caller has read them already."""
+    found = [item for item in (json_ld_items(doc) if items is None else items)
+             if _types(item.get("@type")) & _PRODUCT_TYPES]
     return found[0] if len(found) == 1 else None
 
 
