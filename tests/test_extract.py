@@ -361,6 +361,22 @@ def test_trafilaturas_code_block_in_a_definition_comes_back_with_its_lines():
     assert "> @memo" not in text
 
 
+def test_trafilaturas_quoted_synopsis_with_marked_words_comes_back_with_its_lines():
+    """A ``<pre>`` whose placeholders are marked (``<em><code>``, as PostgreSQL's and man pages' synopses are)
+    is a quote to trafilatura, its lines joined and its marks kept: it comes back as the page's block."""
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
+    from webtools.plugins.web_fetch.extract.markdown import element_markdown
+    from webtools.plugins.web_fetch.extract.page import parse
+
+    html = _article(
+        "<h2>Synopsis</h2><pre class='synopsis'>\nTIDE [ AT <em class='replaceable'><code>harbour</code></em> ]\n"
+        "    [ AFTER <em class='replaceable'><code>hours</code></em> [ HOURS ] ]\n</pre>"
+        "<p>TIDE gives the height of the water at a harbour after so many hours.</p>")
+    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    assert "```\nTIDE [ AT harbour ]\n    [ AFTER hours [ HOURS ] ]\n```" in text
+    assert "> TIDE" not in text
+
+
 def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dropped():
     related = "".join(f"<li><a href='/r{i}'>RELATED_{i} story about something else</a></li>" for i in range(6))
     html = _article("") .replace(

@@ -389,14 +389,14 @@ def restore_code_blocks(article: lxml.html.HtmlElement, doc: lxml.html.HtmlEleme
     collapsed, becomes that block again: trafilatura reads a code block inside a list item or a definition
     (Sphinx's documentation gives each function's examples in its ``<dd>``) as a quotation, its lines joined
     into one, and the model would read code without its line breaks and indentation."""
-    quotes = [quote for quote in article.iter("blockquote") if not len(quote)]
+    quotes = list(article.iter("blockquote"))
     if not quotes:
         return
     blocks = {}
     for pre in doc.iter("pre"):
         blocks.setdefault(" ".join(pre.text_content().split()), pre)
     for quote in quotes:
-        text = " ".join((quote.text or "").split())
+        text = " ".join(quote.text_content().split())
         pre = blocks.get(text) if text else None
         if pre is None:
             continue
