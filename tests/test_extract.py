@@ -377,6 +377,23 @@ def test_trafilaturas_quoted_synopsis_with_marked_words_comes_back_with_its_line
     assert "> TIDE" not in text
 
 
+@pytest.mark.parametrize("line", ["<span class='line'>{}</span>", "<div class='token-line'>{}</div>", "<div>{}</div>"])
+def test_code_whose_lines_are_elements_without_line_breaks_keeps_its_lines(line):
+    """A highlighter's lines written one after the other, with no line break between them (a style sheet shows
+    each as a block): Shiki's ``span.line``, Prism's ``token-line``, plain ``<div>`` rows."""
+    rows = ["npm create tides@latest harbour", "cd harbour", "", "npm run tide -- --hours 12"]
+    block = "".join(line.format(f"<span style='color:red'>{row}</span>" if row else "") for row in rows)
+    _, text = extract(_article(f"<p>Start a new harbour project:</p><pre><code>{block}</code></pre>"),
+                      "https://tides.test/a")
+    assert "```\nnpm create tides@latest harbour\ncd harbour\n\nnpm run tide -- --hours 12\n```" in text
+
+
+def test_code_lines_already_broken_are_left_as_they_are():
+    block = "<span class='line'>cd harbour</span>\n<span class='line'>npm run tide</span>\n"
+    _, text = extract(_article(f"<pre><code>{block}</code></pre>"), "https://tides.test/a")
+    assert "```\ncd harbour\nnpm run tide\n```" in text
+
+
 def test_share_buttons_cookie_banners_related_articles_and_comment_forms_are_dropped():
     related = "".join(f"<li><a href='/r{i}'>RELATED_{i} story about something else</a></li>" for i in range(6))
     html = _article("") .replace(

@@ -81,7 +81,35 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
         return None
     _gather_body(doc)
     place_streamed_segments(doc)
+    break_code_lines(doc)
     return doc
+
+
+#: The classes a code highlighter gives each line of a block (Shiki's ``line``, Prism's ``token-line``, others'
+#: ``code-line``), which some sites write without a line break between them: a style sheet shows each line as a
+#: block.
+_CODE_LINE_CLASSES = frozenset({"line", "code-line", "token-line"})
+#: What a browser shows on a line of its own inside a ``<pre>``, with or without a line break in the markup.
+_CODE_LINE_TAGS = frozenset({"div", "p"})
+
+
+def break_code_lines(doc: lxml.html.HtmlElement) -> None:
+    """Put a line break after each line of a ``<pre>`` whose lines are elements (see ``_CODE_LINE_CLASSES``) not
+    followed by one: every extractor reads a code block's text, and read so, its lines ran together into one
+    (``npm create vite@latest my-projectcd my-project``)."""
+    for pre in doc.iter("pre"):
+        lines: list = []
+        for el in pre.iterdescendants():
+            tag = el.tag
+            if not isinstance(tag, str) or not (
+                    tag in _CODE_LINE_TAGS or _CODE_LINE_CLASSES.intersection((el.get("class") or "").split())):
+                continue
+            if lines and any(ancestor is lines[-1] for ancestor in el.iterancestors()):
+                continue  # a block inside a line: the line ends the row
+            lines.append(el)
+        for line in lines[:-1]:
+            if not (line.tail or "").startswith("\n") and not line.text_content().endswith("\n"):
+                line.tail = "\n" + (line.tail or "")
 
 
 #: The elements of a page, counted by libxml2: counting them from ``doc.iter()`` made a Python object of each (0.6% of
