@@ -85,28 +85,26 @@ def parse(html: str | bytes) -> lxml.html.HtmlElement | None:
     return doc
 
 
-#: The classes a code highlighter gives each line of a block (Shiki's ``line``, Prism's ``token-line``, others'
-#: ``code-line``), which some sites write without a line break between them: a style sheet shows each line as a
-#: block.
-_CODE_LINE_CLASSES = frozenset({"line", "code-line", "token-line"})
-#: What a browser shows on a line of its own inside a ``<pre>``, with or without a line break in the markup.
-_CODE_LINE_TAGS = frozenset({"div", "p"})
+#: The classes a highlighter gives each line of a code block (Shiki's ``line``, Prism's ``token-line``, others'
+#: ``code-line``); a style sheet shows each on its own line, as a browser shows a ``<div>`` or ``<p>`` row.
+_CODE_LINE_CLASSES = frozenset({"line", "token-line", "code-line"})
+#: A code block's rows, and what may be a highlighter's line (its class is read in Python), searched by libxml2:
+#: a documentation page has thousands of highlighted words in its blocks.
+_CODE_ROWS = etree.XPath(".//*[self::div or self::p or contains(@class, 'line')]")
 
 
 def break_code_lines(doc: lxml.html.HtmlElement) -> None:
     """Put a line break after each line of a ``<pre>`` whose lines are elements (see ``_CODE_LINE_CLASSES``) not
-    followed by one: every extractor reads a code block's text, and read so, its lines ran together into one
-    (``npm create vite@latest my-projectcd my-project``)."""
+    followed by one: some sites write them one after the other, and every extractor reads a code block's text,
+    so its lines ran together into one (``npm create vite@latest my-projectcd my-project``)."""
     for pre in doc.iter("pre"):
         lines: list = []
-        for el in pre.iterdescendants():
-            tag = el.tag
-            if not isinstance(tag, str) or not (
-                    tag in _CODE_LINE_TAGS or _CODE_LINE_CLASSES.intersection((el.get("class") or "").split())):
+        for row in _CODE_ROWS(pre):
+            if row.tag not in ("div", "p") and not _CODE_LINE_CLASSES.intersection(row.get("class", "").split()):
                 continue
-            if lines and any(ancestor is lines[-1] for ancestor in el.iterancestors()):
+            if lines and any(ancestor is lines[-1] for ancestor in row.iterancestors()):
                 continue  # a block inside a line: the line ends the row
-            lines.append(el)
+            lines.append(row)
         for line in lines[:-1]:
             if not (line.tail or "").startswith("\n") and not line.text_content().endswith("\n"):
                 line.tail = "\n" + (line.tail or "")
