@@ -1328,3 +1328,46 @@ dashboards for you, so your people can use them instead of fixing them every Mon
     result = extract(page, "https://data.example/managed")
     assert result.type == "service"
     assert all(f"SECTION_{n} audits" in result.text for n in range(1, 6))
+
+
+def _hero(variant: str) -> str:
+    return (f'<div class="ssr-variant {variant}"><h2>Plan your week in minutes</h2><p>HERO_TEXT One board for the '
+            "tasks, notes and files of your whole team, shared as you type.</p><p>Trusted by 9,000 teams in 40 "
+            "countries, from two-person studios to schools.</p><a href=\"/signup\">Start free</a></div>")
+
+
+def _plan(name: str, price: str) -> str:
+    # Every plan lists the features it shares with the others, between its own name and price.
+    return (f"<section><h2>{name}</h2><p>{price} a month</p><ul><li>SHARED_FEATURE Unlimited boards and tasks for "
+            "every member</li><li>Files up to 100 MB each</li><li>Calendar and reminders</li></ul></section>")
+
+
+COPIED = f"""<html><head><title>Boards for teams - Planly</title></head><body><main>
+{_hero("variant-wide")}{_hero("variant-narrow")}{_hero("variant-phone")}
+{_plan("Free", "0 dollars")}{_plan("Team", "8 dollars")}{_plan("Business", "16 dollars")}
+<section><h2>Questions</h2><p>Can I change plans later? Yes, at any time from the settings of your workspace, and
+we count the days you have paid for.</p></section></main></body></html>"""
+
+
+def test_a_section_drawn_once_for_each_screen_size_comes_once_and_plans_keep_their_shared_features():
+    # A site builder draws its hero once per breakpoint and hides the others with its style sheet: a reader sees one.
+    result = extract(COPIED, "https://planly.test/")
+    assert result.type == "service"
+    assert result.text.count("HERO_TEXT") == 1
+    assert result.text.count("SHARED_FEATURE") == 3
+    assert all(price in result.text for price in ("0 dollars", "8 dollars", "16 dollars"))
+
+
+def test_only_a_run_of_blocks_repeating_an_earlier_run_is_a_copy():
+    from webtools.plugins.web_fetch.extract.choice import without_copies
+
+    hero = ("## Plan your week\n\nOne board for the tasks, notes and files of your whole team, shared as you type.\n\n"
+            "Trusted by 9,000 teams in 40 countries, from two-person studios to schools and hospitals.")
+    assert without_copies(f"{hero}\n\n{hero}\n\nThe rest.") == f"{hero}\n\nThe rest."
+    # One block repeated alone (a plan's shared list between its name and price) stays.
+    plans = "\n\n".join(f"## {name}\n\n- Unlimited boards and tasks for every member of the team, files and calendar"
+                        for name in ("Free", "Team", "Business"))
+    assert without_copies(plans) == plans
+    # So does a short run: a few words twice ("Learn more", a button) are not a copy of a section.
+    short = "## Audit\n\nLearn more\n\nContact us\n\n## Tax\n\nLearn more\n\nContact us"
+    assert without_copies(short) == short

@@ -35,7 +35,7 @@ from .candidates import readability_article
 from .trafilatura_reading import trafilatura_article
 from .choice import (
     agreement, blocks, count_words, follows_headline, lead_region, merge, nearest_after_headline, remembering_words,
-    text_words, with_lead, without_galleries, without_repeats, word_count, words,
+    text_words, with_lead, without_copies, without_galleries, without_repeats, word_count, words,
 )
 from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
@@ -511,4 +511,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         text = without_asides(text, asides)
     if kind == SERVICE:
         text = _every_section(doc, text, base, options) or text
+    if kind != FORUM:
+        # A section drawn once for each screen size, a slider's looped slides: a reader sees one.
+        text = without_copies(text)
     return Extraction(title, text, metadata, kind)
