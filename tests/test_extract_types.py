@@ -482,6 +482,33 @@ def test_what_a_tab_or_an_accordion_discloses_is_kept_and_other_hidden_text_is_n
     assert "MOBILE_COPY" not in text and "DIALOG_TEXT" not in text
 
 
+def _accordion_item(n: int, question: str) -> str:
+    return (f'<h3 class="accordion-header"><button aria-expanded="false" aria-controls="answer{n}">'
+            f'<span>{question}</span><svg><path d="M0 0"/></svg></button></h3>'
+            f'<div id="answer{n}" role="region" hidden><p>ANSWER_{n} Our engineers answer this at the first visit, '
+            f'and the plan you chose says what it costs and when it is done.</p></div>')
+
+
+ACCORDION = f"""<html><head><title>Boiler service questions</title></head><body>
+<nav><a href="/">Home</a> <a href="/plans">Plans</a></nav>
+<main><h1>Boiler service questions</h1>
+<p>The questions our customers ask most about a yearly boiler service, each answered below by our own team.</p>
+{_accordion_item(1, "QUESTION_ONE How long does a service take?")}
+{_accordion_item(2, "QUESTION_TWO Do I need to be at home?")}
+{_accordion_item(3, "QUESTION_THREE What if a part is worn?")}
+<button class="subscribe">SUBSCRIBE_BUTTON</button></main>
+<footer>FOOTER_TEXT Heating Ltd</footer></body></html>"""
+
+
+def test_an_accordions_question_its_heading_holds_in_a_button_is_kept_with_its_answer():
+    # WAI-ARIA's accordion wraps each panel's button in a heading: the button's words are the heading's.
+    text = extract(ACCORDION, "https://heating.test/questions").text
+    for n, mark in enumerate(("QUESTION_ONE", "QUESTION_TWO", "QUESTION_THREE"), 1):
+        assert mark in text and f"ANSWER_{n}" in text
+        assert text.index(mark) < text.index(f"ANSWER_{n}")
+    assert "SUBSCRIBE_BUTTON" not in text and "FOOTER_TEXT" not in text
+
+
 def _read_by_trafilatura(monkeypatch, page: str, url: str) -> list:
     """The pages trafilatura was given while ``page`` was extracted, parsed."""
     import lxml.html

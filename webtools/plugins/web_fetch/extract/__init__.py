@@ -47,7 +47,7 @@ from .pagetype import (
     fallback_kind, og_type, priced, product_shape, service_sections,
 )
 from .product import aside_words, product_item, product_markdown, with_name, without_asides, without_rails
-from .hidden import drop_dialogs, drop_hidden, show_disclosed
+from .hidden import drop_dialogs, drop_hidden, open_heading_buttons, show_disclosed
 from .page import (
     BARE_REMOVED_TAGS, absolutize, base_url, clean, element_count, page_title, parse, remembering_links,
 )
@@ -382,6 +382,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     else:
         modals = []
         show_disclosed(doc)
+    open_heading_buttons(doc)
     posts = thread_posts(doc) if declared != ARTICLE else []
     if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
