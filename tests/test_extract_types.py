@@ -323,6 +323,30 @@ def test_a_shops_category_of_priced_cards_is_a_collection():
     assert result.text.count("$24.99") == 12
 
 
+def _award(n: int) -> str:
+    return (f'<div class="category"><h3>Category {n} AWARD_{n}</h3><p>Winner</p>'
+            f'<h4><a href="/projects/{n}">Project {n} by a studio of the city</a></h4>'
+            f'<p>Honoree</p><h4><a href="/projects/{n}b">Another project {n}</a></h4></div>')
+
+
+def test_a_dated_pages_text_in_pieces_of_many_cards_is_not_an_article_one_card_holds():
+    from webtools.plugins.web_fetch.extract import listing
+    from webtools.plugins.web_fetch.extract.choice import words
+
+    doc = lxml_html.fromstring(f'<html><body><div class="awards">{"".join(map(_award, range(1, 13)))}</div>'
+                               "</body></html>")
+    cards = listing.find_cards(doc.find("body"))
+    assert cards is not None and len(cards.items) == 12
+
+    def words_of(card):
+        return words(cards.text(card))
+    # The extractors kept each category's heading and none of its winners: a few words of every card.
+    headings = words(" ".join(f"Category {n} AWARD_{n}" for n in range(1, 13)))
+    assert listing.in_pieces(cards, headings, words_of)
+    # A text one card holds most of (an article, its comments read as cards) is not in pieces.
+    assert not listing.in_pieces(cards, words_of(cards.items[3]), words_of)
+
+
 PRODUCT = """<html><head><title>Trail shoe X2 | Shoe Shop</title><script type="application/ld+json">{"@context":
 "https://schema.org", "@type": "Product", "name": "Trail shoe X2", "brand": {"@type": "Brand", "name": "Peakfoot"},
 "description": "A light trail shoe with a grippy sole for wet rock and mud, and a cushioned midsole.",
