@@ -323,6 +323,30 @@ def test_a_shops_category_of_priced_cards_is_a_collection():
     assert result.text.count("$24.99") == 12
 
 
+def _award(n: int) -> str:
+    return (f'<div class="category"><h3>Category {n} AWARD_{n}</h3><p>Winner</p>'
+            f'<h4><a href="/projects/{n}">Project {n} by a studio of the city</a></h4>'
+            f'<p>Honoree</p><h4><a href="/projects/{n}b">Another project {n}</a></h4></div>')
+
+
+def test_a_dated_pages_text_in_pieces_of_many_cards_is_not_an_article_one_card_holds():
+    from webtools.plugins.web_fetch.extract import listing
+    from webtools.plugins.web_fetch.extract.choice import words
+
+    doc = lxml_html.fromstring(f'<html><body><div class="awards">{"".join(map(_award, range(1, 13)))}</div>'
+                               "</body></html>")
+    cards = listing.find_cards(doc.find("body"))
+    assert cards is not None and len(cards.items) == 12
+
+    def words_of(card):
+        return words(cards.text(card))
+    # The extractors kept each category's heading and none of its winners: a few words of every card.
+    headings = words(" ".join(f"Category {n} AWARD_{n}" for n in range(1, 13)))
+    assert listing.in_pieces(cards, headings, words_of)
+    # A text one card holds most of (an article, its comments read as cards) is not in pieces.
+    assert not listing.in_pieces(cards, words_of(cards.items[3]), words_of)
+
+
 PRODUCT = """<html><head><title>Trail shoe X2 | Shoe Shop</title><script type="application/ld+json">{"@context":
 "https://schema.org", "@type": "Product", "name": "Trail shoe X2", "brand": {"@type": "Brand", "name": "Peakfoot"},
 "description": "A light trail shoe with a grippy sole for wet rock and mud, and a cushioned midsole.",
@@ -480,6 +504,33 @@ def test_what_a_tab_or_an_accordion_discloses_is_kept_and_other_hidden_text_is_n
     for mark in ("TAB_ONE", "TAB_TWO", "TAB_THREE", "ANSWER_ONE", "ANSWER_TWO"):
         assert mark in text
     assert "MOBILE_COPY" not in text and "DIALOG_TEXT" not in text
+
+
+def _accordion_item(n: int, question: str) -> str:
+    return (f'<h3 class="accordion-header"><button aria-expanded="false" aria-controls="answer{n}">'
+            f'<span>{question}</span><svg><path d="M0 0"/></svg></button></h3>'
+            f'<div id="answer{n}" role="region" hidden><p>ANSWER_{n} Our engineers answer this at the first visit, '
+            f'and the plan you chose says what it costs and when it is done.</p></div>')
+
+
+ACCORDION = f"""<html><head><title>Boiler service questions</title></head><body>
+<nav><a href="/">Home</a> <a href="/plans">Plans</a></nav>
+<main><h1>Boiler service questions</h1>
+<p>The questions our customers ask most about a yearly boiler service, each answered below by our own team.</p>
+{_accordion_item(1, "QUESTION_ONE How long does a service take?")}
+{_accordion_item(2, "QUESTION_TWO Do I need to be at home?")}
+{_accordion_item(3, "QUESTION_THREE What if a part is worn?")}
+<button class="subscribe">SUBSCRIBE_BUTTON</button></main>
+<footer>FOOTER_TEXT Heating Ltd</footer></body></html>"""
+
+
+def test_an_accordions_question_its_heading_holds_in_a_button_is_kept_with_its_answer():
+    # WAI-ARIA's accordion wraps each panel's button in a heading: the button's words are the heading's.
+    text = extract(ACCORDION, "https://heating.test/questions").text
+    for n, mark in enumerate(("QUESTION_ONE", "QUESTION_TWO", "QUESTION_THREE"), 1):
+        assert mark in text and f"ANSWER_{n}" in text
+        assert text.index(mark) < text.index(f"ANSWER_{n}")
+    assert "SUBSCRIBE_BUTTON" not in text and "FOOTER_TEXT" not in text
 
 
 def _read_by_trafilatura(monkeypatch, page: str, url: str) -> list:

@@ -41,13 +41,15 @@ from .decode import decode, sniff_charset
 from .markdown import element_markdown, to_markdown
 from .metadata import Metadata, json_ld_items, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
-from .listing import card_line, cards_win, dated_by_a_card, find_cards, listing_intro, open_link_cards
+from .listing import (
+    card_line, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards,
+)
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
 )
 from .product import aside_words, product_item, product_markdown, with_name, without_asides, without_rails
-from .hidden import drop_dialogs, drop_hidden, show_disclosed
+from .hidden import drop_dialogs, drop_hidden, open_heading_buttons, show_disclosed
 from .page import (
     BARE_REMOVED_TAGS, absolutize, base_url, clean, element_count, page_title, parse, remembering_links,
 )
@@ -382,6 +384,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     else:
         modals = []
         show_disclosed(doc)
+    open_heading_buttons(doc)
     posts = thread_posts(doc) if declared != ARTICLE else []
     if posts and (declared == FORUM or (not only_comments(posts) and thread_share(posts, doc) >= MIN_THREAD_SHARE)):
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
@@ -467,12 +470,16 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
             # A dated text that follows the headline is the article, however short, not one card; unless
             # the date is one card's (a topic page dated by its first story's <time>). Measured on the tuned
             # part of wcxb-dev (WCXB, Foley 2026, CC-BY-4.0): collections 0.632 to 0.641 (one page, 0.13 to
-            # 0.95), the other types and the article sets unchanged.
+            # 0.95), the other types and the article sets unchanged. Nor when the text is in pieces of many
+            # cards (``listing.in_pieces``): the extractors kept their headings, not one card's article.
             shop = priced(cards.items)
-            if cards_win(cards, card_words, text_words(text), lambda card: words(cards.text(card)), shop,
-                         agreement(article, traf)) \
+
+            def card_words_of(card):
+                return words(cards.text(card))
+            if cards_win(cards, card_words, text_words(text), card_words_of, shop, agreement(article, traf)) \
                     and not (metadata.published and not dated_by_a_card(cards, metadata.published)
-                             and follows_headline(body, title, text)):
+                             and follows_headline(body, title, text)
+                             and not in_pieces(cards, text_words(text), card_words_of)):
                 absolutize(cards.parent, base)
                 lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
                                    cards.link(card)) for card in cards.items]
