@@ -466,22 +466,6 @@ def test_an_offer_page_whose_extractors_disagree_keeps_their_text_not_the_whole_
     assert "SHOP_LINK" not in result.text
 
 
-def test_an_offer_pages_description_hidden_until_a_click_stays_in_its_text():
-    # Declaring nothing, named a product by its offer block: its blurb waits behind "Read more", hidden by a
-    # style that a script lifts (no control on the page names it), as a declared product's tabs do.
-    blurb = ('<div class="expander" style="display: none"><p>The X2 was tested for a season on the coast path, '
-             'HIDDEN_TEXT and its sole kept its grip on wet slate where older shoes slid.</p></div>')
-    page = (PRODUCT.replace("{story}", STORY * 3 + blurb).replace('"@type": "Product"', '"@type": "Thing"'))
-    text = extract(page, "https://shoes.test/x2").text
-    assert "STORY_TEXT" in text and "HIDDEN_TEXT" in text
-    article = page.replace("<button>Add to cart</button>", "")  # no offer block: an article, whose hidden text goes
-    assert "HIDDEN_TEXT" not in extract(article, "https://shoes.test/x2").text
-    # A run of headed sections with a "buy now" button (a software maker's home page): its hidden panels go.
-    sections = "".join(f"<section><h2>Part {n}</h2>{STORY}</section>" for n in range(3))
-    sectioned = PRODUCT.replace("{story}", sections + blurb).replace('"@type": "Product"', '"@type": "Thing"')
-    assert "HIDDEN_TEXT" not in extract(sectioned, "https://shoes.test/x2").text
-
-
 def test_an_offer_blocks_button_named_for_screen_readers_names_a_product():
     # An icon for a button: its name is in aria-label alone.
     page = (PRODUCT.replace("{story}", STORY).replace('"@type": "Product"', '"@type": "Thing"')

@@ -378,16 +378,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     declared = declared_kind(doc, types, items)
     # A product's description and specifications are in tabs that the page hides until clicked.
     item = product_item(doc) if declared == PRODUCT else None
-    # A page that declares nothing but shows one product's offer block (``pagetype.product_shape``) keeps its hidden
-    # elements too, as a declared product's does: its description and specifications wait in tabs, expanders and
-    # boxes a click opens (a book's blurb behind "Read more", a watch's specifications behind a tab), and without
-    # them trafilatura read another part of the page. Not on a page of headed sections (``service_sections``: a
-    # software maker's home page with a "buy now" button), whose hidden parts are its other panels and menus.
-    # Measured on the tuned parts (WCXB, Foley 2026, CC-BY-4.0): products 0.7261 to 0.7309 (a watch maker's page
-    # 0.24 to 0.45, a book's 0.64 to 0.93, one page down 0.89 to 0.76: a shop's hidden "Any questions?" box),
-    # collections 0.7176 to 0.7177, dragnet 0.8301 unchanged (one page up by 0.014), the other sets unchanged.
-    offer = declared is None and product_shape(doc)
-    if declared != PRODUCT and not (offer and service_sections(doc) is None):
+    if declared != PRODUCT:
         modals = drop_hidden(doc)
     else:
         modals = []
@@ -397,7 +388,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         return Extraction(title, _thread(posts, base, options), metadata, FORUM)
     # Only named as the page's kind: read as a product's, such pages scored lower. Read before cleaning
     # removes the buttons (reading the thread changes nothing).
-    offer = offer or (declared is None and product_shape(doc))
+    offer = declared is None and product_shape(doc)
     # A modal dialog or a closed <dialog> (a consent manager's settings, a newsletter or sign-in box) is never
     # the page's content, however much text it has; a shop's are left out of its text later, with its
     # reviews (see ``aside_words``: removed before trafilatura reads the page, they cost products).
