@@ -399,6 +399,41 @@ def test_a_page_whose_microdata_declares_a_product_is_not_given_its_whole_main()
     assert "Tag number" in extract(page('class="game"'), "https://games.test/tunnel").text  # its <main>, as before
 
 
+def test_a_products_offer_is_read_from_a_capitalised_key_or_its_first_variant():
+    # A shop writes "Offers"; a ProductGroup (a shoe's colours and sizes) gives each variant its offer.
+    page = PRODUCT.replace("{story}", STORY).replace('<p class="price">89,00 €</p>', "")
+    assert "Price: 89.00 EUR" in extract(page.replace('"offers":', '"Offers":'), "https://shoes.test/x2").text
+    group = page.replace('"@type": "Product"', '"@type": "ProductGroup"').replace(
+        '"offers": {', '"hasVariant": [{"@type": "Product", "name": "Trail shoe X2, 42", "offers": {').replace(
+        '"availability": "https://schema.org/InStock"}', '"availability": "https://schema.org/InStock"}}]')
+    assert "Price: 89.00 EUR · Availability: in stock" in extract(group, "https://shoes.test/x2").text
+
+
+SHOWN_OFFER = """<html><head><title>Desk lamp L1 | Lamp Shop</title>{meta}</head><body>
+<nav><a href="/">Shop</a> <a href="/lamps">Lamps</a></nav>
+<div {scope}><h1>Desk lamp L1</h1>{price}<button>Add to cart</button>
+<p>A desk lamp with a warm light and a heavy base, LAMP_TEXT its arm bends to light a page or a keyboard, and its
+switch dims it in four steps for the evening.</p><p>It takes a standard bulb and comes with a cloth cable of two
+metres, and its shade stays cool to the touch after hours of use.</p></div>
+<footer>FOOTER_TEXT</footer></body></html>"""
+
+
+def test_a_product_page_without_json_ld_gives_the_price_its_metadata_or_microdata_declare():
+    # The page shows its price with a script: Open Graph's product metadata or microdata give it.
+    meta = ('<meta property="og:type" content="product"><meta property="product:price:amount" content="$45.00">'
+            '<meta property="product:price:currency" content="USD"><meta property="og:availability" content="oos">')
+    text = extract(SHOWN_OFFER.format(meta=meta, scope="", price=""), "https://lamps.test/l1").text
+    assert "Price: 45.00 USD · Availability: out of stock" in text and "LAMP_TEXT" in text
+    microdata = ('<span itemprop="offers" itemscope itemtype="https://schema.org/Offer"><meta itemprop="price" '
+                 'content="45"><meta itemprop="priceCurrency" content="USD"><link itemprop="availability" '
+                 'href="https://schema.org/InStock"></span>')
+    scope = 'itemscope itemtype="https://schema.org/Product"'
+    text = extract(SHOWN_OFFER.format(meta="", scope=scope, price=microdata), "https://lamps.test/l1").text
+    assert "Price: 45 USD · Availability: in stock" in text
+    shown = SHOWN_OFFER.format(meta=meta, scope="", price="<p>$45.00, out of stock</p>")
+    assert "Price:" not in extract(shown, "https://lamps.test/l1").text  # the page shows it already
+
+
 def test_a_product_fact_the_text_gives_already_is_not_repeated():
     shown = STORY.replace("STORY_TEXT", "A light trail shoe with a grippy sole for wet rock and mud, and a "
                                         "cushioned midsole.")

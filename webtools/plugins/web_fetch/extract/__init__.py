@@ -48,7 +48,8 @@ from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
 )
-from .product import aside_words, product_item, product_markdown, with_name, without_asides, without_rails
+from .product import (aside_words, product_item, product_markdown, shown_offer, with_name, without_asides,
+                      without_rails)
 from .hidden import drop_dialogs, drop_hidden, open_heading_buttons, show_disclosed
 from .page import (
     BARE_REMOVED_TAGS, absolutize, base_url, clean, element_count, page_title, parse, remembering_links,
@@ -408,6 +409,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     # 0.7266 (three game store pages up, one 0.63 to 0.75, none down), the other types and the article sets unchanged
     # (no page of theirs changed).
     marked = declared is None and not offer and bool(types & PRODUCT_TYPES)
+    shown = shown_offer(doc) if item is None and (declared == PRODUCT or offer) else None
     asides = aside_words(doc) if declared == PRODUCT or offer or marked else []
     # trafilatura reads the page with its chrome (its own cleaning uses the chrome it removes).
     traf = _markdown(trafilatura_article(doc, base, fast=declared != PRODUCT), **options) \
@@ -489,6 +491,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if item is not None:
         text = "\n\n".join(filter(None, [product_markdown(item, text), text]))
     kind = kind or fallback_kind(doc, offer)
+    if shown is not None and kind == PRODUCT:
+        text = "\n\n".join(filter(None, [product_markdown(shown, text), text]))
     # A page with an author that Open Graph calls an article is one, however short.
     signed = metadata.author is not None and og_type(doc) == "article"
     if declared is None and kind in (ARTICLE, SERVICE) and not signed \

@@ -3,7 +3,9 @@ page declares them in schema.org JSON-LD (``Product``, its ``offers`` and ``addi
 
 A shop's page shows its description and specifications in tabs, often hidden until clicked, and builds
 its price with scripts; the JSON-LD holds them as data. They are given before the page's text, each only
-when the text lacks it (a price the page shows as "$22.00" is the JSON-LD's "22"). A product's rails of
+when the text lacks it (a price the page shows as "$22.00" is the JSON-LD's "22"); a page that declares no
+product in JSON-LD gives its price and availability in microdata or Open Graph metadata (``shown_offer``).
+A product's rails of
 other products ("Customers also bought", "Similar items") are left out of its text (``without_rails``),
 and so are its customers' reviews, its dialogs and its fine print (``without_asides``).
 """
@@ -51,10 +53,16 @@ def product_item(doc, items: list[dict] | None = None) -> dict | None:
 
 
 def _offer(item: dict) -> dict:
-    offers = item.get("offers")
+    """The product's first offer: under ``offers`` (or ``Offers``, as a shop writes it), else its first variant's
+    (a ``ProductGroup``'s ``hasVariant``: a shoe's colours and sizes, each with its offer)."""
+    offers = next((value for key, value in item.items() if key.lower() == "offers"), None)
     if isinstance(offers, list):
         offers = next((o for o in offers if isinstance(o, dict)), None)
-    return offers if isinstance(offers, dict) else {}
+    if isinstance(offers, dict):
+        return offers
+    variants = item.get("hasVariant")
+    variant = next((v for v in variants if isinstance(v, dict)), None) if isinstance(variants, list) else variants
+    return _offer({k: v for k, v in variant.items() if k != "hasVariant"}) if isinstance(variant, dict) else {}
 
 
 def _price(offer: dict) -> str:
@@ -70,6 +78,52 @@ def _price(offer: dict) -> str:
         if isinstance(spec, dict):
             price, currency = _text(spec.get("price")), currency or _text(spec.get("priceCurrency"))
     return f"{price} {currency}".strip() if price else ""
+
+
+#: Open Graph's and microdata's names of an offer's availability, as schema.org's (``_availability`` reads them).
+_AVAILABILITY = {"instock": "InStock", "in stock": "InStock", "available": "InStock", "oos": "OutOfStock",
+                 "outofstock": "OutOfStock", "out of stock": "OutOfStock", "outstock": "OutOfStock",
+                 "soldout": "SoldOut", "preorder": "PreOrder", "pre-order": "PreOrder", "backorder": "BackOrder",
+                 "discontinued": "Discontinued", "limitedavailability": "LimitedAvailability"}
+_MICRODATA_OFFER = etree.XPath("/descendant::*[contains(@itemtype, 'schema.org/Product')]"
+                               "/descendant::*[@itemprop='price' or @itemprop='lowPrice' or @itemprop='priceCurrency'"
+                               " or @itemprop='availability']")
+#: Open Graph's product metadata, as a JSON-LD offer's keys.
+_OFFER_META = {"product:price:amount": "price", "og:price:amount": "price", "product:price:currency": "priceCurrency",
+               "og:price:currency": "priceCurrency", "og:availability": "availability",
+               "product:availability": "availability"}
+_AMOUNT = re.compile(r"\d[\d.,]*")
+
+
+def _value(element) -> str:
+    """A microdata property's value: its ``content`` or ``href``, else its text."""
+    return " ".join((element.get("content") or element.get("href") or element.text_content() or "").split())
+
+
+def shown_offer(doc) -> dict | None:
+    """The offer of a product page that declares no product in JSON-LD, as such an item (see ``product_markdown``):
+    from its microdata (``itemprop`` ``price``, ``priceCurrency``, ``availability`` within a ``Product``), else its
+    Open Graph metadata (``product:price:amount``, ``product:price:currency``, ``og:availability``). None when it gives
+    neither a price nor an availability."""
+    offer: dict[str, str] = {}
+    for element in _MICRODATA_OFFER(doc):
+        name = element.get("itemprop")
+        offer.setdefault("price" if name == "lowPrice" else name, _value(element))
+    if not offer.get("price"):
+        offer = {}
+        for meta in doc.iter("meta"):
+            name = (meta.get("property") or meta.get("name") or "").strip().lower()
+            content = " ".join((meta.get("content") or "").split())
+            key = _OFFER_META.get(name)
+            if key and content:
+                offer.setdefault(key, content)
+    amount = _AMOUNT.search(offer.get("price", ""))
+    offer["price"] = amount.group() if amount else ""
+    availability = offer.get("availability", "").rsplit("/", 1)[-1].strip().lower()
+    offer["availability"] = _AVAILABILITY.get(availability, "")
+    if not offer["price"] and not offer["availability"]:
+        return None
+    return {"offers": {key: value for key, value in offer.items() if value}}
 
 
 #: A fraction that is only zeros ("22.0", "22.00"): a page shows that price as "$22" as often as "$22.00".
