@@ -321,12 +321,22 @@ def without_copies(text: str) -> str:
     loop, a tab bar for wide screens beside an accordion of the same panels for narrow ones. A reader sees one.
     A block repeated alone, or a few short ones, stays: each plan of a price table lists the features it shares
     with the others, between its own name and price."""
-    blocks_ = blocks(text)
-    keys = [tuple(block.tokens) for block in blocks_]
+    # Each block's words alone (``blocks`` also reads their shingles and links, a sixtieth of the extraction's time
+    # on Readability's pages when this read the text's blocks so); a block without words is left as it is, unless
+    # it lies within a copy.
+    # A copy holds blocks written alike, at least as many as a copy has (a block whose words are another's is
+    # nearly always written as it is): most texts have none, and are not read further.
+    counted = Counter(piece for piece in map(str.strip, text.split("\n\n")) if piece)
+    if sum(count for count in counted.values() if count > 1) < 2 * COPY_BLOCKS:
+        return text
+    pieces = _split(text)
+    worded = [(n, tuple(words(piece))) for n, piece in enumerate(pieces)]
+    worded = [(n, key) for n, key in worded if key]
+    keys = [key for _, key in worded]
     where: dict[tuple[str, ...], list[int]] = {}  # each block's words -> where they came, in order
     copies: set[int] = set()
     i = 0
-    while i < len(blocks_):
+    while i < len(keys):
         run = 0
         # The latest few places only: a short block ("Learn more") can come hundreds of times.
         for start in where.get(keys[i], ())[-COPY_PLACES:]:
@@ -334,15 +344,16 @@ def without_copies(text: str) -> str:
             while i + length < len(keys) and start + length < i and keys[start + length] == keys[i + length]:
                 length += 1
             run = max(run, length)
-        size = run if run >= COPY_BLOCKS and sum(b.words for b in blocks_[i:i + run]) >= COPY_WORDS else 1
+        size = run if run >= COPY_BLOCKS and sum(len(key) for key in keys[i:i + run]) >= COPY_WORDS else 1
         if size > 1:
-            copies.update(range(i, i + size))
+            # The copy's pieces, from its first block's to its last's.
+            copies.update(range(worded[i][0], worded[i + size - 1][0] + 1))
         for j in range(i, i + size):
             where.setdefault(keys[j], []).append(j)
         i += size
     if not copies:
         return text
-    return "\n\n".join(block.markdown for j, block in enumerate(blocks_) if j not in copies)
+    return "\n\n".join(piece for n, piece in enumerate(pieces) if n not in copies)
 
 
 def merge(base: str, other: str, apart: Callable[[list[str]], str | None] | None = None) -> str:
