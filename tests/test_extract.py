@@ -328,14 +328,19 @@ def test_code_blocks_are_fenced_with_the_language_the_page_gives():
     assert "```\nplain block\n```" in text
 
 
-def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inline():
-    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
+def _trafilatura_markdown(html: str) -> str:
+    """trafilatura's candidate text of ``html``, as Markdown."""
     from webtools.plugins.web_fetch.extract.markdown import element_markdown
     from webtools.plugins.web_fetch.extract.page import parse
+    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
 
+    return element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+
+
+def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inline():
     html = _article('<pre><code class="language-rust">fn main() {\n    tide();\n}</code></pre>'
                     "<p>Run <code>cargo run</code> at high water.</p>")
-    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    text = _trafilatura_markdown(html)
     assert "```rust\nfn main() {\n    tide();\n}\n```" in text
     assert "Run `cargo run` at high water." in text
 
@@ -343,10 +348,6 @@ def test_trafilaturas_code_blocks_keep_their_language_and_inline_code_stays_inli
 def test_trafilaturas_code_block_in_a_definition_comes_back_with_its_lines():
     """trafilatura reads a code block inside a list item or a definition (Sphinx's documentation) as a quote,
     its lines joined into one."""
-    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
-    from webtools.plugins.web_fetch.extract.markdown import element_markdown
-    from webtools.plugins.web_fetch.extract.page import parse
-
     # Pygments' markup: trafilatura reads a <pre> of many spans as a quote (one span, it reads as code)
     html = _article(
         "<dl class='py function'><dt id='tides.tide'>tides.tide(hours)</dt><dd>"
@@ -356,7 +357,7 @@ def test_trafilaturas_code_block_in_a_definition_comes_back_with_its_lines():
         "    <span class='k'>return</span> hours % 12.42\n\n<span class='gp'>&gt;&gt;&gt; </span>tide(30)\n"
         "<span class='go'>5.16</span>\n</pre></div></div>"
         "<p>The answer is in metres above chart datum.</p></dd></dl>")
-    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    text = _trafilatura_markdown(html)
     assert "  ```\n  @memo\n  def tide(hours):\n      return hours % 12.42\n\n  >>> tide(30)\n  5.16\n  ```" in text
     assert "> @memo" not in text
 
@@ -364,15 +365,11 @@ def test_trafilaturas_code_block_in_a_definition_comes_back_with_its_lines():
 def test_trafilaturas_quoted_synopsis_with_marked_words_comes_back_with_its_lines():
     """A ``<pre>`` whose placeholders are marked (``<em><code>``, as PostgreSQL's and man pages' synopses are)
     is a quote to trafilatura, its lines joined and its marks kept: it comes back as the page's block."""
-    from webtools.plugins.web_fetch.extract.trafilatura_reading import trafilatura_article
-    from webtools.plugins.web_fetch.extract.markdown import element_markdown
-    from webtools.plugins.web_fetch.extract.page import parse
-
     html = _article(
         "<h2>Synopsis</h2><pre class='synopsis'>\nTIDE [ AT <em class='replaceable'><code>harbour</code></em> ]\n"
         "    [ AFTER <em class='replaceable'><code>hours</code></em> [ HOURS ] ]\n</pre>"
         "<p>TIDE gives the height of the water at a harbour after so many hours.</p>")
-    text = element_markdown(trafilatura_article(parse(html), "https://tides.test/a"))
+    text = _trafilatura_markdown(html)
     assert "```\nTIDE [ AT harbour ]\n    [ AFTER hours [ HOURS ] ]\n```" in text
     assert "> TIDE" not in text
 
