@@ -321,14 +321,14 @@ def without_copies(text: str) -> str:
     loop, a tab bar for wide screens beside an accordion of the same panels for narrow ones. A reader sees one.
     A block repeated alone, or a few short ones, stays: each plan of a price table lists the features it shares
     with the others, between its own name and price."""
-    # Each block's words alone (``blocks`` also reads their shingles and links, a sixtieth of the extraction's time
-    # on Readability's pages when this read the text's blocks so); a block without words is left as it is, unless
-    # it lies within a copy.
     # A copy holds blocks written alike, at least as many as a copy has (a block whose words are another's is
     # nearly always written as it is): most texts have none, and are not read further.
     counted = Counter(piece for piece in map(str.strip, text.split("\n\n")) if piece)
     if sum(count for count in counted.values() if count > 1) < 2 * COPY_BLOCKS:
         return text
+    # Each block's words alone (``blocks`` also reads their shingles and links, a sixtieth of the extraction's time
+    # on Readability's pages when this read the text's blocks so); a block without words is left as it is, unless
+    # it lies within a copy.
     pieces = _split(text)
     worded = [(n, tuple(words(piece))) for n, piece in enumerate(pieces)]
     worded = [(n, key) for n, key in worded if key]

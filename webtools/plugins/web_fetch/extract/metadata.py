@@ -129,7 +129,7 @@ def _language(value: str | None) -> str | None:
     return value if _LANGUAGE.match(value) else None
 
 
-def _meta(doc: lxml.html.HtmlElement) -> dict[str, str]:
+def meta_values(doc: lxml.html.HtmlElement) -> dict[str, str]:
     """``<meta>`` values by lowercased name, property, itemprop or http-equiv; the first one wins."""
     values: dict[str, str] = {}
     for meta in doc.iter("meta"):
@@ -173,7 +173,7 @@ def page_metadata(doc: lxml.html.HtmlElement, items: list[dict] | None = None) -
             author = _clean_author(", ".join(dict.fromkeys(n.strip() for n in _names(item["author"]) if n.strip())))
         if language is None and isinstance(item.get("inLanguage"), str):
             language = _language(item["inLanguage"])
-    meta = _meta(doc)
+    meta = meta_values(doc)
     if published is None:
         published = next((d for key in DATE_META if key in meta and (d := iso_date(meta[key]))), None)
     if published is None:

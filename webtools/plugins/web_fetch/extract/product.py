@@ -20,7 +20,7 @@ from lxml import etree
 
 from .choice import blocks, count_words, words
 from .listing import outside_cards
-from .metadata import json_ld_items
+from .metadata import json_ld_items, meta_values
 from .page import similar
 
 _PRODUCT_TYPES = frozenset({"Product", "ProductGroup", "IndividualProduct", "ProductModel", "Car", "Vehicle"})
@@ -110,13 +110,11 @@ def shown_offer(doc) -> dict | None:
         name = element.get("itemprop")
         offer.setdefault("price" if name == "lowPrice" else name, _value(element))
     if not offer.get("price"):
+        metas = meta_values(doc)
         offer = {}
-        for meta in doc.iter("meta"):
-            name = (meta.get("property") or meta.get("name") or "").strip().lower()
-            content = " ".join((meta.get("content") or "").split())
-            key = _OFFER_META.get(name)
-            if key and content:
-                offer.setdefault(key, content)
+        for name, key in _OFFER_META.items():
+            if metas.get(name):
+                offer.setdefault(key, metas[name])
     amount = _AMOUNT.search(offer.get("price", ""))
     offer["price"] = amount.group() if amount else ""
     availability = offer.get("availability", "").rsplit("/", 1)[-1].strip().lower()
