@@ -1052,12 +1052,13 @@ def test_readability_describes_nodes_for_its_debug_log_only_when_that_log_is_on(
 
 
 @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=12) | st.text(alphabet=" \t\n\xa0x\u2028", max_size=12))
-def test_markdown_collapses_whitespace_as_the_expression_does(text):
+def test_markdown_collapses_whitespace_and_control_characters_as_the_expression_does(text):
     import re
 
     from webtools.plugins.web_fetch.extract.markdown import _collapse
 
-    assert _collapse(text) == re.sub(r"\s+", " ", text)
+    # Control characters (none is shown) are spaces too: the writer's marks are two of them.
+    assert _collapse(text) == re.sub("[\\s\x00-\x08\x0e-\x1f\x7f]+", " ", text)
 
 
 def test_the_only_printable_whitespace_is_the_space():
@@ -1225,3 +1226,32 @@ def test_a_code_block_in_a_list_item_stays_in_it_as_commonmark_reads_it(code, de
     opened = sum(1 for token in tokens[:tokens.index(fences[0])] if token.type == "list_item_open")
     closed = sum(1 for token in tokens[:tokens.index(fences[0])] if token.type == "list_item_close")
     assert opened - closed == depth, text
+
+
+_TEXT_LINE = st.text(alphabet="ab#=>-+*1.) \t\x02", max_size=10)
+
+
+@given(lines=st.lists(_TEXT_LINE, min_size=1, max_size=4), where=st.sampled_from(["p", "li", "blockquote", "td"]),
+       heading=st.integers(0, 6))
+@settings(max_examples=300, deadline=None)
+def test_only_the_pages_headings_are_headings_as_commonmark_reads_them(lines, where, heading):
+    """A line of the page's text that opens as a heading does ("# 1 tip"), or underlines the line above with "="
+    or "-", is escaped: read back by a CommonMark parser (markdown-it-py), the Markdown's only headings are the
+    page's ``<h1>`` to ``<h6>``; and ``focus`` cuts the text into sections at those alone."""
+    import html as html_module
+
+    from markdown_it import MarkdownIt
+
+    from webtools.plugins.web_fetch.extract import to_markdown
+    from webtools.plugins.web_fetch.focus import passages
+
+    text = "<br>".join(html_module.escape(line) for line in lines)
+    body = {"p": f"<p>{text}</p>", "li": f"<ul><li>{text}</li></ul>", "blockquote": f"<blockquote><p>{text}</p>"
+            "</blockquote>", "td": f"<table><tr><td>{text}</td></tr></table>"}[where]
+    page = (f"<h{heading}>The page's heading</h{heading}>" if heading else "") + body + "<p>After.</p>"
+    markdown = to_markdown(page)
+    tokens = MarkdownIt("commonmark").parse(markdown)
+    headings = [tokens[n + 1].content for n, token in enumerate(tokens) if token.type == "heading_open"]
+    assert headings == (["The page's heading"] if heading else []), markdown
+    read = {markdown[start:end] for passage in passages(markdown) for start, end in passage.headings}
+    assert read == ({"#" * heading + " The page's heading"} if heading else set()), markdown

@@ -33,7 +33,9 @@ _BLOCK_TAGS = frozenset({
 _SKIPPED = frozenset({"script", "style", "template", "head", "title", "meta", "link", "select", "option"})
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _EMPHASIS = {"b": "**", "strong": "**", "i": "*", "em": "*"}
-_SPACE = re.compile(r"\s+")
+#: A run of whitespace, and of the control characters the page's text may hold (none is shown): the writer marks its
+#: own Markdown with two of them (``_INDENT``, ``_HEADING_MARK``), which the page's text then cannot forge.
+_SPACE = re.compile("[\\s\x00-\x08\x0e-\x1f\x7f]+")
 _PLACEHOLDER = re.compile("\x00(\\d+)\x00")
 #: What may stand before a code block on its line: a list item's indentation and marker.
 _LIST_PREFIX = re.compile("[\x01 ]*(?:(?:[-*]|\\d+\\.) )?")
@@ -46,10 +48,18 @@ _BLANK_LINES = re.compile(r"\n[ \t]*(?:\n[ \t]*)+")
 _MULTI_SPACE = re.compile(r"[ \t](?<=\S[ \t])[ \t]+")
 #: Indentation of list items' continuation lines, kept apart from the page's own spaces until the end.
 _INDENT = "\x01"
-#: A line of the page's text that begins as a code fence does (a seller's divider, "~~~~~~~~"; "```" typed in a
-#: comment): escaped with a backslash, since Markdown would read the rest of the page as code (and our blocks, see
-#: ``choice._split``, as one). Only text can match: the page's code blocks are placeholders until the end.
-_FENCE_LIKE = re.compile("^([\x01 ]*(?:(?:[-*]|\\d+\\.) )?)(?=```|~~~)", re.MULTILINE)
+#: What may open a line before its text: indentation, block quotes' and list items' markers, as CommonMark reads them.
+_LINE_OPENING = "(?:[\x01 \t]|>|(?:[-*+]|\\d{1,9}[.)])(?=[ \t]))*"
+#: The writer's heading marks, written so until the end, that the page's text cannot forge (see ``_SPACE``).
+_HEADING_MARK = "\x02"
+#: A line of the page's text that Markdown would read as more than text: one that opens as a code fence does (a
+#: seller's divider, "~~~~~~~~"; "```" typed in a comment: the rest of the page would be code, and our blocks, see
+#: ``choice._split``, one), or as a heading does ("# 1 tip"; a hashtag's "#" alone before a link), or that underlines
+#: the line above with "=" or "-" alone (making that line a heading). It is escaped with a backslash: a reader of the
+#: Markdown, and ``focus`` cutting the text into sections at its headings, takes it as text. Only text can match: the
+#: writer's headings are ``_HEADING_MARK`` and its code blocks placeholders until the end. Searched from each line
+#: break (the text is given one before its first line), which re finds fast, not from each character.
+_MARKUP_LIKE = re.compile(f"\n({_LINE_OPENING})(?=```|~~~|#{{1,6}}(?:[ \t]|$)|(=+|-+)[ \t]*$)", re.MULTILINE)
 #: Backticks in a row, as many as open a code fence: a code block holding them is fenced by more (CommonMark),
 #: or its own line of three would end it.
 _BACKTICK_RUN = re.compile("`{3,}")
@@ -161,7 +171,7 @@ class _Writer:
             # The article's own headline: the output gives it as ``title`` already.
             self.headline = ""
             return ""
-        return f"\n\n{'#' * level} {text}\n\n"
+        return f"\n\n{_HEADING_MARK * level} {text}\n\n"
 
     def pre(self, el) -> str:
         text = el.text_content().strip("\n")
@@ -296,10 +306,18 @@ def element_markdown(
 ) -> str:
     """Markdown of an lxml element."""
     writer = _Writer(include_image_urls, title, page_url)
-    text = _FENCE_LIKE.sub(r"\1\\", _tidy(writer.element(element, False)))
+    text = _MARKUP_LIKE.sub(_escaped, "\n" + _tidy(writer.element(element, False)))[1:].replace(_HEADING_MARK, "#")
     # Code blocks come back as the page wrote them.
     text = _PLACEHOLDER.sub(lambda m: _code_block(writer.verbatim[int(m.group(1))], text, m.start()), text)
     return text.replace(_INDENT, " ")
+
+
+def _escaped(line) -> str:
+    """A line break and the opening of the line after it, with a backslash before its markup-like text; an
+    underline-like line under a blank one (a thematic break, which Markdown reads as no heading) as it is."""
+    if line.group(2) is not None and line.string[line.start() - 1:line.start()] in ("", "\n"):
+        return line.group(0)
+    return line.group(0) + "\\"
 
 
 #: Where the Markdown ends a line, a list item or a table cell: words on either side are apart, however the
