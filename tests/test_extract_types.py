@@ -374,6 +374,20 @@ def test_a_products_price_availability_description_and_specifications_come_with_
     assert "FOOTER_TEXT" not in text
 
 
+def test_a_products_json_ld_text_that_opens_like_a_heading_is_no_heading_of_the_markdown():
+    from markdown_it import MarkdownIt
+
+    # A description and a specification's name the page writes as Markdown would read a heading: only the
+    # product's name (its <h1>) is one, as for the page's text (the writer's ``_MARKUP_LIKE``).
+    page = PRODUCT.replace("{story}", STORY).replace('<p class="price">89,00 €</p>', "").replace(
+        '"description": "A light', '"description": "## A light').replace('"name": "Drop"', '"name": "# Drop"')
+    text = extract(page, "https://shoes.test/x2").text
+    assert "\\## A light trail shoe" in text and "- \\# Drop: 6 mm" in text
+    tokens = MarkdownIt("commonmark").parse(text)
+    assert [tokens[n + 1].content for n, token in enumerate(tokens) if token.type == "heading_open"] == [
+        "Trail shoe X2"]
+
+
 def test_a_products_name_its_heading_gives_comes_first_in_its_text_and_an_articles_headline_does_not():
     # The <h1> like the title ("Trail shoe X2 | Shoe Shop") is the title's, left out of an article's text; a
     # product's name is its text.

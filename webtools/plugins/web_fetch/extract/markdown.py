@@ -312,6 +312,13 @@ def element_markdown(
     return text.replace(_INDENT, " ")
 
 
+def as_text(text: str) -> str:
+    """``text`` (the page's words read elsewhere than from its HTML: a product's JSON-LD description) to stand
+    in the Markdown: its lines that Markdown would read as a heading or a code fence escaped, as the writer
+    escapes the page's text (``_MARKUP_LIKE``)."""
+    return _MARKUP_LIKE.sub(_escaped, "\n" + text)[1:]
+
+
 def _escaped(line) -> str:
     """A line break and the opening of the line after it, with a backslash before its markup-like text; an
     underline-like line under a blank one (a thematic break, which Markdown reads as no heading) as it is."""

@@ -20,6 +20,7 @@ from lxml import etree
 
 from .choice import blocks, count_words, words
 from .listing import outside_cards
+from .markdown import as_text
 from .metadata import json_ld_items, meta_values
 from .page import similar
 
@@ -162,7 +163,8 @@ def _present(fact: str, text_words: Counter) -> bool:
 
 def product_markdown(item: dict, text: str) -> str:
     """The facts of the JSON-LD product ``item`` that ``text`` (the page's Markdown) lacks, as Markdown:
-    a line of price, availability and brand, the description, and the specifications as a list."""
+    a line of price, availability and brand, the description, and the specifications as a list (what in
+    them Markdown would read as a heading escaped)."""
     have = Counter(words(text))
     offer = _offer(item)
     price, availability, brand = _price(offer), _availability(offer), _text(item.get("brand"))
@@ -187,7 +189,7 @@ def product_markdown(item: dict, text: str) -> str:
                 specs.append(f"- {name}: {value}")
     if specs:
         parts.append("\n".join(specs))
-    return "\n\n".join(parts)
+    return as_text("\n\n".join(parts))
 
 
 #: The headings of a shop's rails of other products: what others viewed or bought, similar and related
