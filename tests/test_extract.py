@@ -732,6 +732,27 @@ def test_page_whose_only_text_cleaning_removes_still_comes_back_with_it():
     assert "needs JavaScript" in text and "SECRET_SCRIPT" not in text
 
 
+def test_a_shell_its_scripts_fill_comes_with_the_description_the_page_gives_of_itself():
+    # A forum's thread served without its posts (its scripts load them): its header's links, and in its <head> the
+    # first post as its description. The model reads the description, said to be one, before the shell's words.
+    first_post = ("So I wanted to know what range people really get: I rode forty miles this week on one charge, "
+                  "with a ten cell pack, and still had a fifth of it left &amp; more.")
+    shell = ("<html><head><title>What is your range?</title><meta name='description' content='Short.'>"
+             f"<meta property='og:description' content='{first_post}'><script>load()</script></head><body>"
+             "<header><a href='/'>Boards</a> <a href='/calc'>calc</a> <a href='/donate'>donate now</a></header>"
+             "<div id='main-outlet'></div></body></html>")
+    _, text = extract(shell, "https://boards.test/t/range/1")
+    assert text.startswith("*The page's description:* So I wanted to know what range people really get: I rode forty")
+    assert "a fifth of it left & more." in text
+    # A page with text of its own (twenty words or more) is as it was, and a short page with a tagline (a shorter
+    # description) too.
+    words = "We sell bicycles, mend them and rent them out by the day, from our shop by the river, open every day."
+    page = shell.replace("<div id='main-outlet'></div>", f"<main><p>{words}</p></main>")
+    assert "description" not in extract(page, "https://boards.test/")[1]
+    tagline = shell.replace(first_post, "The boards of riders who build their own electric boards, since 2019.")
+    assert extract(tagline, "https://boards.test/t/range/1")[1].split() == ["Boards", "calc", "donate", "now"]
+
+
 @needs(EXTRACTION_DEV)
 def test_sample_of_unseen_pages_never_comes_back_empty_and_stays_near_the_golds_size():
     manifest = json.loads((EXTRACTION_DEV / "manifest.json").read_text())

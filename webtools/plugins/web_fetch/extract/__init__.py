@@ -38,8 +38,8 @@ from .choice import (
     text_words, with_lead, without_copies, without_galleries, without_repeats, word_count, words,
 )
 from .decode import decode, sniff_charset
-from .markdown import element_markdown, to_markdown
-from .metadata import Metadata, json_ld_items, page_metadata
+from .markdown import as_text, element_markdown, to_markdown
+from .metadata import Metadata, json_ld_items, meta_values, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import (
     card_line, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards,
@@ -362,6 +362,26 @@ def extract(
         return _extract(html, url, include_image_urls, deadline or Deadline.never())
 
 
+#: A page whose text has fewer words than this, and whose description (``<meta name="description">``, Open Graph's or
+#: Twitter's) has as many or more, is a shell its scripts fill (a forum served without its posts, an app's landing
+#: page): the description comes first, said to be one, so that the model reads what the page says it holds. A shorter
+#: description is a tagline ("The print magazine of ..."), which a short page's text goes without: with it, one
+#: dragnet page (its gold six words) fell 0.45.
+SHELL_WORDS = 20
+_DESCRIPTIONS = ("og:description", "description", "twitter:description")
+
+
+def _with_description(doc, text: str) -> str:
+    """``text``, after the page's description when the text is a shell's (``SHELL_WORDS``)."""
+    if count_words(text, SHELL_WORDS) >= SHELL_WORDS:
+        return text
+    values = meta_values(doc)
+    description = max((" ".join(values.get(name, "").split()) for name in _DESCRIPTIONS), key=word_count)
+    if word_count(description) < SHELL_WORDS:
+        return text
+    return "\n\n".join(filter(None, [f"*The page's description:* {as_text(description)}", text]))
+
+
 def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: Deadline) -> Extraction:
     deadline.check()
     doc = parse(html)
@@ -428,7 +448,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         if declared != PRODUCT:
             full = _full_reading(html, base, options)
             traf = full if len(words(full)) > len(words(traf)) else traf
-        return Extraction(title, traf or _bare_text(html, base, options), metadata, declared or ARTICLE)
+        text = traf or _bare_text(html, base, options)
+        return Extraction(title, _with_description(doc, text), metadata, declared or ARTICLE)
     article = ""
     # The cleaned page's words, counted once for the checks below (its text no longer changes).
     page_words = cache(lambda: word_count(body_text))
@@ -525,4 +546,4 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if kind != FORUM:
         # A section drawn once for each screen size, a slider's looped slides: a reader sees one.
         text = without_copies(text)
-    return Extraction(title, text, metadata, kind)
+    return Extraction(title, _with_description(doc, text), metadata, kind)
