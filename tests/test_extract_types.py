@@ -316,6 +316,14 @@ def test_a_listings_every_card_is_a_list_item_with_its_link():
     assert "FOOTER_TEXT" not in result.text
 
 
+def test_a_sites_front_page_declaring_one_article_is_read_as_the_listing_it_is():
+    page = LISTING.replace("<head>", '<head><script type="application/ld+json">{"@context": "https://schema.org", '
+                                     '"@type": "TechArticle", "headline": "Home"}</script>')
+    assert extract(page, "https://learn.test/courses").type == "documentation"
+    items = _listing_items(extract(page, "https://learn.test/"))
+    assert len(items) == 12
+
+
 def test_a_shops_category_of_priced_cards_is_a_collection():
     shop = LISTING.replace("6 weeks · beginner", "$24.99").replace("All courses", "Rain jackets")
     result = extract(shop, "https://shop.test/c/rain-jackets")
