@@ -505,7 +505,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
                              and not in_pieces(cards, text_words(text), card_words_of)):
                 absolutize(cards.parent, base)
                 lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
-                                   cards.link(card)) for card in cards.items]
+                                   *cards.title_link(card)) for card in cards.items]
                 intro = listing_intro(blocks(text), card_words, words(" ".join(map(cards.spaced, cards.items))))
                 text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
                 kind = COLLECTION if shop else LISTING
