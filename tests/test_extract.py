@@ -319,6 +319,39 @@ def test_a_table_with_merged_or_block_cells_becomes_text_rows():
     assert "| --- |" not in text
 
 
+def test_a_table_with_a_header_row_and_merged_cells_becomes_a_pipe_table_with_each_row_whole():
+    html = _article("<table><tr><th>Port</th><th>High tide</th><th>Coef.</th></tr>"
+                    "<tr><td>Brest</td><td>06:12<br>18:31</td><td rowspan='2'>95</td></tr>"
+                    "<tr><td>Dover</td><td>07:40</td></tr><tr><td colspan='2'>Calais</td><td>88</td></tr></table>")
+    _, text = extract(html, "https://tides.test/a")
+    assert ("| Port | High tide | Coef. |\n| --- | --- | --- |\n| Brest | 06:12 18:31 | 95 |\n| Dover | 07:40 | 95 |\n"
+            "| Calais | Calais | 88 |") in text
+
+
+def _winners_table(years: int) -> str:
+    """A table of prize winners by year, every name a link (a link-dense block to both extractors)."""
+    rows = "".join(f"<tr><th>{1900 + n}</th><td><a href='/w/physics{n}'>Physicist Number{n}</a></td>"
+                   f"<td><a href='/w/chemistry{n}'>Chemist Number{n}</a></td></tr>" for n in range(years))
+    return f"<table class='data'><tr><th>Year</th><th>Physics</th><th>Chemistry</th></tr>{rows}</table>"
+
+
+def test_a_table_of_links_the_extractors_dropped_is_put_back_after_the_text_before_it():
+    html = _article("<h2>List of winners</h2><div class='index'><a href='#1900'>1900</a> <a href='#1910'>1910</a></div>"
+                    f"{_winners_table(20)}<h2>Selection</h2><p>{PROSE.replace('Tidal', 'Jury')}</p>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "## List of winners\n\n| Year | Physics | Chemistry |\n| --- | --- | --- |\n" in text
+    assert "| 1919 | [Physicist Number19](https://tides.test/w/physics19) |" in text
+    assert text.index("| 1919 |") < text.index("## Selection")
+
+
+def test_a_table_of_links_whose_preceding_text_was_left_out_stays_out():
+    html = (f"<html><head><title>Tides</title></head><body><main><article><h1>Tides</h1><p>{PROSE}</p>"
+            f"<p>{PROSE.replace('Tidal', 'Lunar')}</p></article></main><aside><p>Other winners</p>"
+            f"{_winners_table(20)}</aside></body></html>")
+    _, text = extract(html, "https://tides.test/a")
+    assert "Physicist Number19" not in text
+
+
 def test_code_blocks_are_fenced_with_the_language_the_page_gives():
     html = _article('<pre><code class="language-python">def tide(hours):\n    return hours % 12.42\n</code></pre>'
                     '<pre data-lang="bash">echo high\n</pre><pre>plain block\n</pre>')

@@ -316,6 +316,32 @@ def test_a_listings_every_card_is_a_list_item_with_its_link():
     assert "FOOTER_TEXT" not in result.text
 
 
+def _story_card(n: int) -> str:
+    """A blog's card whose links are most of its words (its category, its title, its two authors): the Markdown
+    writes such links as text."""
+    return f"""<li class="post-card"><a href="/topic/{n % 3}">Topic {n % 3}</a>
+<h3><a href="/posts/{n}">Story {n} on tides</a></h3><p>Why STORY_{n} matters.</p>
+<p><a href="/author/a{n}">Ann Author</a> &amp; <a href="/author/b{n}">Bob Writer</a></p></li>"""
+
+
+def test_a_cards_link_is_its_titles_and_given_on_its_title():
+    page = LISTING.replace(f'<div class="grid">{"".join(_card(n) for n in range(1, 13))}</div>',
+                           f'<ul class="grid">{"".join(_story_card(n) for n in range(1, 13))}</ul>')
+    items = _listing_items(extract(page, "https://learn.test/blog"))
+    assert len(items) == 12
+    for n, item in enumerate(items, 1):
+        assert f"[Story {n} on tides](https://learn.test/posts/{n})" in item, item
+        assert "https://learn.test/topic/" not in item
+
+
+def test_a_sites_front_page_declaring_one_article_is_read_as_the_listing_it_is():
+    page = LISTING.replace("<head>", '<head><script type="application/ld+json">{"@context": "https://schema.org", '
+                                     '"@type": "TechArticle", "headline": "Home"}</script>')
+    assert extract(page, "https://learn.test/courses").type == "documentation"
+    items = _listing_items(extract(page, "https://learn.test/"))
+    assert len(items) == 12
+
+
 def test_a_shops_category_of_priced_cards_is_a_collection():
     shop = LISTING.replace("6 weeks · beginner", "$24.99").replace("All courses", "Rain jackets")
     result = extract(shop, "https://shop.test/c/rain-jackets")

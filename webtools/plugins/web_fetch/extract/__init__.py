@@ -29,6 +29,7 @@ from functools import cache
 import lxml.html
 from lxml import etree
 
+from webtools.net import InvalidURL, read_url
 from webtools.runtime.budget import Deadline
 
 from .candidates import readability_article
@@ -50,6 +51,7 @@ from .pagetype import (
 )
 from .product import (aside_words, product_item, product_markdown, shown_offer, with_name, without_asides,
                       without_rails)
+from .tables import with_missed_tables
 from .hidden import drop_dialogs, drop_hidden, open_heading_buttons, show_disclosed
 from .page import (
     BARE_REMOVED_TAGS, absolutize, base_url, clean, element_count, page_title, parse, remembering_links,
@@ -186,6 +188,23 @@ class Extraction(tuple):
 
 def _markdown(element: lxml.html.HtmlElement | None, **options) -> str:
     return "" if element is None else element_markdown(element, **options)
+
+
+def _absolute_markdown(element, base: str, options: dict) -> str:
+    """The Markdown of ``element`` of the page, its links made absolute first."""
+    absolutize(element, base)
+    return _markdown(element, **options)
+
+
+def _front_page(url: str) -> bool:
+    """Whether ``url`` is a site's front page: its path is ``/``. Its index, whatever one article it declares
+    (github.blog's ``TechArticle`` "Home" was read as documentation, its cards left out). Of the tuned pages of
+    the ten sets, two front pages declare an article or documentation (WCXB, Foley 2026, CC-BY-4.0): listings,
+    github.blog 0.447 to 0.488, stackoverflow.blog unchanged."""
+    try:
+        return read_url(url).path in ("", "/")
+    except InvalidURL:
+        return False
 
 
 def _bare_text(html: str | bytes, base: str, options: dict) -> str:
@@ -398,6 +417,8 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     size = element_count(doc)
     types = declared_types(doc, items)
     declared = declared_kind(doc, types, items)
+    if declared in (ARTICLE, DOCUMENTATION) and _front_page(url):
+        declared = None  # a site's front page is its index, whatever one article it declares
     # A product's description and specifications are in tabs that the page hides until clicked.
     item = product_item(doc, items) if declared == PRODUCT else None
     if declared != PRODUCT:
@@ -505,7 +526,7 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
                              and not in_pieces(cards, text_words(text), card_words_of)):
                 absolutize(cards.parent, base)
                 lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
-                                   cards.link(card)) for card in cards.items]
+                                   *cards.title_link(card)) for card in cards.items]
                 intro = listing_intro(blocks(text), card_words, words(" ".join(map(cards.spaced, cards.items))))
                 text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
                 kind = COLLECTION if shop else LISTING
@@ -532,6 +553,9 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
     if declared is None and kind in (ARTICLE, SERVICE):
         deadline.check()
         text = fuller_reading(html, base, options, text, body, page_words) or text
+    if kind != PRODUCT:
+        # A table of names, each a link, is dropped by both extractors for its links (see ``tables``).
+        text = with_missed_tables(text, body, lambda table: _absolute_markdown(table, base, options))
     if kind not in (ARTICLE, DOCUMENTATION):
         # A product's, a service's or a shop's heading is its name, which its title shares with the site's.
         text = with_name(body, title, text)

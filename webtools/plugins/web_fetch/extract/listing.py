@@ -63,6 +63,15 @@ class Cards:
         """The card's link (``card_link``), its term's first."""
         return next(filter(None, map(card_link, self.whole(card))), None)
 
+    def title_link(self, card) -> tuple[str | None, str]:
+        """The card's own link and the words it is written on: its heading's link (``heading_link``), its
+        term's first; else its first link (``link``) and ""."""
+        for part in self.whole(card):
+            found = heading_link(part)
+            if found is not None:
+                return found
+        return self.link(card), ""
+
 
 def _signature(element, known: dict[str, tuple]) -> tuple:
     """The element's tag and classes, without digits and the classes that mark one of a run. ``known``:
@@ -89,6 +98,18 @@ def _term(item):
     while term is not None and not isinstance(term.tag, str):  # a comment between them
         term = term.getprevious()
     return term if term is not None and term.tag == "dt" else None
+
+
+def heading_link(card) -> tuple[str, str] | None:
+    """The address and the text of the first link within a heading of the card that leads to another page: a
+    card's title links to the story, product or course it stands for; its first link is as often its category,
+    its picture's or its author's."""
+    for heading in card.iter(*_HEADINGS):
+        link = card_link(heading)
+        if link is not None:
+            a = next(a for a in heading.iter("a") if (a.get("href") or "").strip() == link)
+            return link, " ".join(a.text_content().split())
+    return None
 
 
 def card_link(card) -> str | None:
@@ -416,15 +437,18 @@ def _without_labels(blocks: list) -> list:
     return kept
 
 
-def card_line(markdown: str, link: str | None) -> str:
+def card_line(markdown: str, link: str | None, label: str = "") -> str:
     """One card's Markdown as one list item: its blocks joined by `` · ``, headings' marks dropped, its
-    link given on its first block when no block has it."""
+    link given, when no block has it, on the block written ``label`` (the card's title: see
+    ``Cards.title_link``), else on its first block."""
     parts = [" ".join(block.lstrip("#").split()) for block in markdown.split("\n\n") if block.strip()]
     parts = [p.removeprefix("- ") for p in parts if p]
     if not parts:
         return ""
-    if link and f"]({link})" not in markdown and "](" not in parts[0]:
-        parts[0] = f"[{parts[0]}]({link})"
+    if link and f"]({link})" not in markdown:
+        at = next((n for n, part in enumerate(parts) if label and part == label), 0)
+        if "](" not in parts[at]:
+            parts[at] = f"[{parts[at]}]({link})"
     return "- " + " · ".join(parts)
 
 

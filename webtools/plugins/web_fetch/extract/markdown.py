@@ -202,11 +202,10 @@ class _Writer:
         rows = [row for row in el.iter("tr") if _owner_table(row) is el]
         if not rows:
             return "\n\n" + self.children(el, False) + "\n\n"
-        if self.simple_table(el, rows):
+        grid = self.grid(rows) if self.simple_table(el, rows, spans=True) else None
+        if grid is not None:
             lines = []
-            for n, row in enumerate(rows):
-                cells = [" ".join(self.children(cell, True).split()).replace("|", "\\|")
-                         for cell in row if _tag(cell) in ("td", "th")]
+            for n, cells in enumerate(grid):
                 lines.append("| " + " | ".join(cells) + " |")
                 if n == 0:
                     lines.append("| " + " | ".join("---" for _ in cells) + " |")
@@ -221,18 +220,54 @@ class _Writer:
                 out.append(" · ".join(cells))
         return "\n\n" + "\n\n".join(out) + "\n\n"
 
-    def simple_table(self, table, rows) -> bool:
-        """A pipe table only when every row has the same cells of inline text, none merged."""
+    def simple_table(self, table, rows, spans: bool = False) -> bool:
+        """A pipe table only when every row has the same cells of inline text, none merged; with ``spans``,
+        merged cells are let through when the first row is a header of ``<th>`` cells (``grid`` then gives
+        every row its cells, a merged one in each row it spans, or None)."""
         widths = set()
+        if spans and (not len(rows[0]) or any(_tag(cell) not in ("th", "") for cell in rows[0])):
+            spans = False
         for row in rows:
             cells = [cell for cell in row if _tag(cell) in ("td", "th")]
             widths.add(len(cells))
             for cell in cells:
-                if any(cell.get(span, "1").strip() not in ("", "1") for span in ("colspan", "rowspan")):
+                if not spans and any(cell.get(span, "1").strip() not in ("", "1") for span in ("colspan", "rowspan")):
                     return False
                 if any(_tag(d) in _BLOCK_IN_CELL for d in cell.iterdescendants()):
                     return False
-        return len(widths) == 1 and widths != {0}
+        return spans or (len(widths) == 1 and widths != {0})
+
+    def grid(self, rows) -> list[list[str]] | None:
+        """The rows' cells as pipe-table cells, a merged cell (``rowspan``, ``colspan``) given in each row and
+        column it spans, its text without links after the first; None when the rows are then not all as wide."""
+        grid: list[list[str]] = []
+        below: dict[int, tuple[int, str]] = {}  # column: (rows still spanned, text)
+        for row in rows:
+            cells, column = [], 0
+            for cell in (c for c in row if _tag(c) in ("td", "th")):
+                while column in below:
+                    column = self._spanned(below, column, cells)
+                text = " ".join(self.children(cell, True).split()).replace("|", "\\|")
+                plain = " ".join(cell.text_content().split()).replace("|", "\\|")
+                down, across = (min(_span(cell, name), len(rows)) for name in ("rowspan", "colspan"))
+                for n in range(across):
+                    cells.append(text if n == 0 else plain)
+                    if down > 1:
+                        below[column] = (down - 1, plain)
+                    column += 1
+            while column in below:
+                column = self._spanned(below, column, cells)
+            grid.append(cells)
+        return grid if grid and len({len(cells) for cells in grid}) == 1 and grid[0] else None
+
+    @staticmethod
+    def _spanned(below: dict, column: int, cells: list) -> int:
+        """Give ``cells`` the text of the cell above that spans ``column``; the next column."""
+        left, text = below.pop(column)
+        cells.append(text)
+        if left > 1:
+            below[column] = (left - 1, text)
+        return column + 1
 
     # -- inline -----------------------------------------------------------------------------------
 
@@ -280,6 +315,12 @@ class _Writer:
         # hand leave it out too. Measured on the four data sets of bench/extract.py: alt texts cost F1
         # on every one.
         return ""
+
+
+def _span(cell, name: str) -> int:
+    """A cell's ``rowspan`` or ``colspan``: 1 when missing or not a positive number."""
+    value = (cell.get(name) or "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else 1
 
 
 def _owner_table(row):
