@@ -349,6 +349,26 @@ def test_a_shops_category_of_priced_cards_is_a_collection():
     assert result.text.count("$24.99") == 12
 
 
+def _shop_card(n: int) -> str:
+    # The product's name in its image's caption, its heading and its link; its price for two screen sizes.
+    return (f'<li class="product-card"><a href="/p/{n}"><figure><figcaption>Wool Beanie {n}</figcaption></figure></a>'
+            f'<h3><a href="/p/{n}">Wool Beanie {n}</a></h3><p>WOOL Beanie {n}</p>'
+            f'<p class="price">$1{n}.50</p><p class="price mobile">$1{n}.50</p><p>Knitted in Scotland</p></li>')
+
+
+def test_a_cards_name_and_price_written_twice_come_once_in_its_line():
+    page = (f'<html><head><title>Hats | Shop</title></head><body><main><h1>Hats</h1><ul class="grid">'
+            f'{"".join(_shop_card(n) for n in range(1, 13))}</ul></main></body></html>')
+    result = extract(page, "https://shop.test/c/hats")
+    assert result.type == "collection"
+    items = [line for line in result.text.split("\n") if line.startswith("- ")]
+    assert len(items) == 12
+    for n, item in enumerate(items, 1):
+        assert item.count(f"Beanie {n} ") + item.count(f"Beanie {n}]") == 1, item
+        assert item.count(f"$1{n}.50") == 1 and "Knitted in Scotland" in item
+        assert f"](https://shop.test/p/{n})" in item
+
+
 def _award(n: int) -> str:
     return (f'<div class="category"><h3>Category {n} AWARD_{n}</h3><p>Winner</p>'
             f'<h4><a href="/projects/{n}">Project {n} by a studio of the city</a></h4>'
