@@ -225,8 +225,7 @@ def without_rails(text: str) -> str:
             level = len(rail.group(1))
         if not level:
             kept.append(block.markdown)
-    left = "\n\n".join(kept)
-    return left if count_words(left, REVIEWS_LEFT) >= REVIEWS_LEFT else text
+    return "\n\n".join(kept)
 
 
 #: A product page's customer reviews: the elements whose class has the word "review" or "reviews"
