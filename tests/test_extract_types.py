@@ -841,6 +841,10 @@ def test_without_other_products_keeps_a_run_of_short_blocks_and_headings():
     short = f"# Peakfoot\n\n{story}\n\nPeakfoot\n\n€19.00"
     assert without_other_products(short, other) == short  # a run of short blocks: the product's own, maybe
     assert without_other_products(text, words("Some other words")) == text
+    # A block longer than a card is a list of them: a shop's category read as one product's page.
+    cards = " ".join(f"- Merino trail sock {n} cushioned at the heel and toe for rough ground €19.00" for n in range(8))
+    listed = f"# Peakfoot\n\n{story}\n\n{cards}"
+    assert without_other_products(listed, words(cards)) == listed
 
 
 def test_without_rails_drops_a_rails_section_up_to_the_next_heading_of_its_level():

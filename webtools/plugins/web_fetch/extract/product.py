@@ -364,12 +364,15 @@ def without_asides(text: str, asides: list[str]) -> str:
 #: A run of the text's blocks that are in the page's cards of other products is left out when one of its blocks has
 #: this many words (a card's title): a run of short blocks alone (a price, a rating) may be this product's own.
 OTHER_PRODUCT_WORDS = 8
+#: A block of more words is not a part of one card but a list of them: a shop's category read as one product's page,
+#: whose cards are its content (a list of dresses, 0.99 of its words in the gold, was left out).
+MAX_CARD_WORDS = 80
 
 
 def without_other_products(text: str, other: list[str]) -> str:
     """``text`` (a product page's Markdown) without its runs of blocks, not headings, that are in the words ``other``
-    (the page's runs of priced link cards, ``listing.priced_rails``) and hold a block of ``OTHER_PRODUCT_WORDS``; unless
-    fewer than ``REVIEWS_LEFT`` words would remain."""
+    (the page's runs of priced link cards, ``listing.priced_rails``) and hold a block of ``OTHER_PRODUCT_WORDS`` and
+    none of more than ``MAX_CARD_WORDS``; unless fewer than ``REVIEWS_LEFT`` words would remain."""
     if not other:
         return text
     found = blocks(text)
@@ -379,7 +382,8 @@ def without_other_products(text: str, other: list[str]) -> str:
         if block is not None and id(block) not in outside and not _HEADING.match(block.markdown):
             run.append(block)
             continue
-        if not any(b.words >= OTHER_PRODUCT_WORDS for b in run):
+        if not any(b.words >= OTHER_PRODUCT_WORDS for b in run) \
+                or any(b.words > MAX_CARD_WORDS for b in run):
             kept.extend(b.markdown for b in run)
         run = []
         if block is not None:
