@@ -875,6 +875,38 @@ def test_a_products_rails_of_other_products_are_left_out_and_what_follows_them_k
     assert "RAIL_TEXT" not in result.text and "Customers also bought" not in result.text
 
 
+def test_a_products_run_of_priced_link_cards_is_other_products_and_left_out():
+    # Other sellers' offers in a carousel whose heading the extractor does not keep: each card a link to another
+    # item, its title and its price; the product's own name, price and story stay, and so does a short block the
+    # cards share with it.
+    cards = "".join(f'<li class="slide"><a href="/itm/{n}"><img src="/i/{n}.jpg" alt=""></a><h3>Merino trail sock {n} '
+                    f'OTHER_ITEM cushioned at the heel and toe for rough ground</h3><span>Peakfoot</span>'
+                    f'<span>€{n}9.00</span></li>' for n in range(1, 6))
+    carousel = f'<div aria-roledescription="carousel"><ul class="carousel__list">{cards}</ul></div>'
+    page = PRODUCT.replace("{story}", STORY + "<p>Peakfoot</p>").replace("<footer>", carousel + "<footer>")
+    text = extract(page, "https://shoes.test/x2").text
+    assert "STORY_TEXT" in text and text.startswith("# Trail shoe X2\n\n")
+    assert "OTHER_ITEM" not in text
+
+
+def test_without_other_products_keeps_a_run_of_short_blocks_and_headings():
+    from webtools.plugins.web_fetch.extract.choice import words
+    from webtools.plugins.web_fetch.extract.product import without_other_products
+
+    other = words("Merino trail sock 1 cushioned at the heel and toe for rough ground Peakfoot €19.00")
+    story = ("A light trail shoe for wet rock, with a grippy sole and a cushioned midsole for long days in the hills. "
+             "Its upper dries fast after a river crossing, and its toe cap takes the knocks of rocky descents.")
+    text = f"# Peakfoot\n\n{story}\n\nMerino trail sock 1 cushioned at the heel and toe for rough ground\n\n€19.00"
+    assert without_other_products(text, other) == f"# Peakfoot\n\n{story}"
+    short = f"# Peakfoot\n\n{story}\n\nPeakfoot\n\n€19.00"
+    assert without_other_products(short, other) == short  # a run of short blocks: the product's own, maybe
+    assert without_other_products(text, words("Some other words")) == text
+    # A block longer than a card is a list of them: a shop's category read as one product's page.
+    cards = " ".join(f"- Merino trail sock {n} cushioned at the heel and toe for rough ground €19.00" for n in range(8))
+    listed = f"# Peakfoot\n\n{story}\n\n{cards}"
+    assert without_other_products(listed, words(cards)) == listed
+
+
 def test_without_rails_drops_a_rails_section_up_to_the_next_heading_of_its_level():
     from webtools.plugins.web_fetch.extract.product import without_rails
 

@@ -43,14 +43,14 @@ from .markdown import as_text, element_markdown, to_markdown
 from .metadata import Metadata, json_ld_items, meta_values, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import (
-    card_line, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards,
+    card_line, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards, priced_rails,
 )
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
     fallback_kind, og_type, priced, product_shape, service_sections,
 )
 from .product import (aside_words, product_item, product_markdown, shown_offer, with_name, without_asides,
-                      without_rails)
+                      without_other_products, without_rails)
 from .tables import with_missed_tables
 from .hidden import drop_dialogs, drop_hidden, open_heading_buttons, show_disclosed
 from .page import (
@@ -561,8 +561,10 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
         text = with_name(body, title, text)
     if kind == PRODUCT:
         # A shop writes its description once for phones and once for larger screens, and shows other
-        # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome.
-        text = without_asides(without_rails(without_repeats(text)), asides)
+        # products after it; its customers' reviews are theirs, not the shop's, and its dialogs are chrome. Its runs of
+        # priced link cards are other products (other sellers' offers, "similar items" whose heading was lost).
+        text = without_other_products(without_asides(without_rails(without_repeats(text)), asides),
+                                      priced_rails(body, priced))
     elif marked and kind == ARTICLE:
         text = without_asides(text, asides)
     if kind == SERVICE:

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
-from .choice import shingles
+from .choice import shingles, words
 from .markdown import spaced_text
 from .metadata import iso_date
 
@@ -202,6 +202,19 @@ def _holding(first, last):
     while region is not None and region is not last and not any(a is region for a in last.iterancestors()):
         region = region.getparent()
     return region if region is not None else first
+
+
+def priced_rails(root, priced) -> list[str]:
+    """The words of ``root``'s runs of priced link cards (``priced(items)``): on a product's page, other products."""
+    found = []
+    for parent, items in _groups(root):
+        cards = Cards(parent, items, 0)
+        if sum(1 for item in items if cards.link(item) is not None) < 0.6 * len(items) or not priced(items):
+            continue
+        if any(item.find(".//h1") is not None for item in items):
+            continue
+        found.append(" ".join(map(cards.spaced, items)))
+    return words(" ".join(found))
 
 
 def find_cards(root) -> Cards | None:
@@ -397,6 +410,11 @@ def _outside(blocks: list, card_words: list[str], spaced_words: list[str] = ()) 
         if not inside:
             outside.append(block)
     return outside
+
+
+def outside_blocks(blocks: list, card_words: list[str]) -> list:
+    """The blocks (``choice.Block``) that are not in the words ``card_words`` (see ``_outside``)."""
+    return _outside(blocks, card_words)
 
 
 def outside_cards(blocks: list, card_words: list[str]) -> list[str]:

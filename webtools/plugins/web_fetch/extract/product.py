@@ -19,7 +19,7 @@ import lxml.html
 from lxml import etree
 
 from .choice import blocks, count_words, words
-from .listing import outside_cards
+from .listing import outside_blocks, outside_cards
 from .markdown import as_text
 from .metadata import json_ld_items, meta_values
 from .page import similar
@@ -360,6 +360,37 @@ def without_asides(text: str, asides: list[str]) -> str:
     if not asides:
         return text
     left = "\n\n".join(outside_cards(blocks(text), asides))
+    return left if count_words(left, REVIEWS_LEFT) >= REVIEWS_LEFT else text
+
+
+#: A run of the text's blocks that are in the page's cards of other products is left out when one of its blocks has
+#: this many words (a card's title): a run of short blocks alone (a price, a rating) may be this product's own.
+OTHER_PRODUCT_WORDS = 8
+#: A block of more words is not a part of one card but a list of them: a shop's category read as one product's page,
+#: whose cards are its content (a list of dresses, 0.99 of its words in the gold, was left out).
+MAX_CARD_WORDS = 80
+
+
+def without_other_products(text: str, other: list[str]) -> str:
+    """``text`` (a product page's Markdown) without its runs of blocks, not headings, that are in the words ``other``
+    (the page's runs of priced link cards, ``listing.priced_rails``) and hold a block of ``OTHER_PRODUCT_WORDS`` and
+    none of more than ``MAX_CARD_WORDS``; unless fewer than ``REVIEWS_LEFT`` words would remain."""
+    if not other:
+        return text
+    found = blocks(text)
+    outside = set(map(id, outside_blocks(found, other)))
+    kept, run = [], []
+    for block in [*found, None]:
+        if block is not None and id(block) not in outside and not _HEADING.match(block.markdown):
+            run.append(block)
+            continue
+        if not any(b.words >= OTHER_PRODUCT_WORDS for b in run) \
+                or any(b.words > MAX_CARD_WORDS for b in run):
+            kept.extend(b.markdown for b in run)
+        run = []
+        if block is not None:
+            kept.append(block.markdown)
+    left = "\n\n".join(kept)
     return left if count_words(left, REVIEWS_LEFT) >= REVIEWS_LEFT else text
 
 
