@@ -1549,3 +1549,14 @@ def test_only_a_run_of_blocks_repeating_an_earlier_run_is_a_copy():
     # So does a short run: a few words twice ("Learn more", a button) are not a copy of a section.
     short = "## Audit\n\nLearn more\n\nContact us\n\n## Tax\n\nLearn more\n\nContact us"
     assert without_copies(short) == short
+
+
+def test_a_long_card_with_a_heading_is_written_as_a_section_not_folded_into_one_line():
+    from webtools.plugins.web_fetch.extract.listing import cards_markdown
+
+    long = "### Consulting\n\n" + "\n\n".join(f"Paragraph {n} " + "we plan and run projects " * 8 for n in range(3))
+    text = cards_markdown(["### [Audit](/a)\n\nShort card on audits.", long, "### Tax\n\nShort card on taxes."],
+                          [("/a", ""), ("/c", ""), ("/t", "")])
+    assert text.startswith("- [Audit](/a) · Short card on audits.\n\n### Consulting\n\nParagraph 0")
+    assert text.endswith("\n\n- [Tax](/t) · Short card on taxes.")
+    assert " · Paragraph" not in text

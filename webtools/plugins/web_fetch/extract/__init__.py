@@ -43,7 +43,7 @@ from .markdown import as_text, element_markdown, to_markdown
 from .metadata import Metadata, json_ld_items, meta_values, page_metadata
 from .forum import byline, drop_repeated_quotes, only_comments, post_element, thread_posts, thread_share
 from .listing import (
-    card_line, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards, priced_rails,
+    cards_markdown, cards_win, dated_by_a_card, find_cards, in_pieces, listing_intro, open_link_cards, priced_rails,
 )
 from .pagetype import (
     ARTICLE, COLLECTION, DOCUMENTATION, FORUM, LISTING, PRODUCT, PRODUCT_TYPES, SERVICE, declared_kind, declared_types,
@@ -525,10 +525,11 @@ def _extract(html: str | bytes, url: str, include_image_urls: bool, deadline: De
                              and follows_headline(body, title, text)
                              and not in_pieces(cards, text_words(text), card_words_of)):
                 absolutize(cards.parent, base)
-                lines = [card_line("\n\n".join(_markdown(part, **options) for part in cards.whole(card)),
-                                   *cards.title_link(card)) for card in cards.items]
+                listed = cards_markdown(
+                    ["\n\n".join(_markdown(part, **options) for part in cards.whole(card)) for card in cards.items],
+                    [cards.title_link(card) for card in cards.items])
                 intro = listing_intro(blocks(text), card_words, words(" ".join(map(cards.spaced, cards.items))))
-                text = "\n\n".join([*intro, "\n".join(line for line in lines if line)])
+                text = "\n\n".join([*intro, listed])
                 kind = COLLECTION if shop else LISTING
     if item is not None:
         text = "\n\n".join(filter(None, [product_markdown(item, text), text]))

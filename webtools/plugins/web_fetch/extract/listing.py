@@ -475,6 +475,32 @@ def _once(parts: list[str]) -> list[str]:
     return kept
 
 
+#: A card holding a heading and this many words or more is a section of the page (a company's block on one of its
+#: services, a heading and its paragraphs), not an item of a list: it is written as its Markdown, its heading and
+#: its paragraphs kept, not folded into one line (see ``cards_markdown``).
+SECTION_CARD_WORDS = 100
+
+
+def cards_markdown(markdowns: list[str], links: list[tuple[str | None, str]]) -> str:
+    """The cards' Markdown (``markdowns``, with their links and titles ``links``: see ``Cards.title_link``): each
+    card one list item (``card_line``), but a card with a heading and ``SECTION_CARD_WORDS`` words or more written
+    as it stands, apart from the list."""
+    parts: list[str] = []
+    run: list[str] = []
+    for markdown, link in zip(markdowns, links):
+        blocks = [block for block in markdown.split("\n\n") if block.strip()]
+        if len(markdown.split()) >= SECTION_CARD_WORDS and any(block.startswith("#") for block in blocks):
+            if run:
+                parts.append("\n".join(run))
+                run = []
+            parts.append("\n\n".join(blocks))
+        elif line := card_line(markdown, *link):
+            run.append(line)
+    if run:
+        parts.append("\n".join(run))
+    return "\n\n".join(parts)
+
+
 def card_line(markdown: str, link: str | None, label: str = "") -> str:
     """One card's Markdown as one list item: its blocks joined by `` · ``, headings' marks dropped, its
     link given, when no block has it, on the block written ``label`` (the card's title: see
