@@ -1560,3 +1560,21 @@ def test_a_long_card_with_a_heading_is_written_as_a_section_not_folded_into_one_
     assert text.startswith("- [Audit](/a) · Short card on audits.\n\n### Consulting\n\nParagraph 0")
     assert text.endswith("\n\n- [Tax](/t) · Short card on taxes.")
     assert " · Paragraph" not in text
+
+
+def test_a_mega_menu_trafilatura_reads_as_the_text_is_not_the_text():
+    # trafilatura reads the page with its chrome: a <nav>'s long menu of products, each with a line on it, outweighed
+    # the short hero, and came back as the page's text.
+    groups = {"Design": ["Spec editor", "Mock servers", "Schema checks"],
+              "Build": ["Collections", "Workspaces", "Visual flows"],
+              "Test": ["Request client", "Test runner", "Command line"],
+              "Observe": ["Monitors", "Usage insights", "Alerts"]}
+    menu = "".join(f"<section><h3>{group.upper()}</h3>" + "".join(
+        f'<a href="/{item.lower().replace(" ", "-")}"><p>{item}</p><p>{item} for your team, MENU_{group}_{n}</p></a>'
+        for n, item in enumerate(items)) + "</section>" for group, items in groups.items())
+    page = f"""<html><head><title>Example API Platform</title></head><body><nav class="top"><a href="/">Example</a>
+<div class="dropdown">{menu}</div></nav><main><section><h1>The API platform for teams</h1><p>HERO_TEXT Design, build,
+test and watch your APIs in one place. Built for engineers.</p><a href="/signup">Sign up</a></section></main>
+<footer>FOOTER_TEXT Example Inc.</footer></body></html>"""
+    text = extract(page, "https://api.example/").text
+    assert "HERO_TEXT" in text and "MENU_" not in text and "FOOTER_TEXT" not in text
