@@ -71,7 +71,7 @@ class Block:
         return self.words >= PROSE_WORDS and self.link_share <= MAX_LINK_SHARE
 
 
-def _split(markdown: str) -> list[str]:
+def split_blocks(markdown: str) -> list[str]:
     """Blocks separated by blank lines, a fenced code block (blank lines and all) being one: it ends at a line of
     its fence's character, as many or more (CommonMark; the writer fences code holding backticks with more)."""
     blocks, current, fence = [], [], None
@@ -185,7 +185,7 @@ def shingles(tokens: list[str]) -> frozenset:
 
 
 def blocks(markdown: str) -> tuple[Block, ...]:
-    """The blocks of ``markdown`` (``_split``) that have words, each with its words, shingles and link
+    """The blocks of ``markdown`` (``split_blocks``) that have words, each with its words, shingles and link
     share; remembered within one extraction (``remembering_words``), as ``text_words`` is: the check
     whether to run readability reads trafilatura's text's blocks, and the merge reads them again. Read
     only: every caller is given the same blocks."""
@@ -200,7 +200,7 @@ def blocks(markdown: str) -> tuple[Block, ...]:
 
 def _blocks(markdown: str) -> tuple[Block, ...]:
     out = []
-    for text in _split(markdown):
+    for text in split_blocks(markdown):
         tokens = words(text)
         if not tokens:
             continue
@@ -329,7 +329,7 @@ def without_copies(text: str) -> str:
     # Each block's words alone (``blocks`` also reads their shingles and links, a sixtieth of the extraction's time
     # on Readability's pages when this read the text's blocks so); a block without words is left as it is, unless
     # it lies within a copy.
-    pieces = _split(text)
+    pieces = split_blocks(text)
     worded = [(n, tuple(words(piece))) for n, piece in enumerate(pieces)]
     worded = [(n, key) for n, key in worded if key]
     keys = [key for _, key in worded]
@@ -531,7 +531,7 @@ def follows_headline(body, title: str | None, text: str) -> bool:
 def _without_headline(text: str, title: str) -> str:
     """``text`` without the blocks that open it and repeat the headline (a heading, a link to the page
     itself): its own first words come after them, and are what follows the headline in the page."""
-    parts = _split(text)
+    parts = split_blocks(text)
     start = 0
     while start < len(parts) and similar(title, _seen(parts[start]).lstrip("#")):
         start += 1
@@ -551,7 +551,7 @@ def with_lead(text: str, page: str, title: str | None) -> str:
     if not title:
         return text
     needle = _first_words(text)
-    page_blocks = _split(page)
+    page_blocks = split_blocks(page)
     headline = next((i for i, block in enumerate(page_blocks)
                      if _HEADLINE.match(block) and similar(title, block.lstrip("#"))), None)
     if headline is None or not needle.strip():

@@ -105,20 +105,25 @@ def heading_link(card) -> tuple[str, str] | None:
     card's title links to the story, product or course it stands for; its first link is as often its category,
     its picture's or its author's."""
     for heading in card.iter(*_HEADINGS):
-        link = card_link(heading)
-        if link is not None:
-            a = next(a for a in heading.iter("a") if (a.get("href") or "").strip() == link)
-            return link, " ".join(a.text_content().split())
+        a = _leading_away(heading)
+        if a is not None:
+            return (a.get("href") or "").strip(), " ".join(a.text_content().split())
+    return None
+
+
+def _leading_away(card):
+    """The card's first ``<a>`` that leads to another page (not ``#…``, not ``javascript:``)."""
+    for a in card.iter("a"):
+        href = (a.get("href") or "").strip()
+        if href and not href.startswith(("#", "javascript:")):
+            return a
     return None
 
 
 def card_link(card) -> str | None:
     """The address of the card's first link that leads to another page."""
-    for a in card.iter("a"):
-        href = (a.get("href") or "").strip()
-        if href and not href.startswith(("#", "javascript:")):
-            return href
-    return None
+    a = _leading_away(card)
+    return None if a is None else (a.get("href") or "").strip()
 
 
 #: Cards whose words are all their links are a menu, unless the median card's longest link has this many
@@ -487,14 +492,14 @@ def cards_markdown(markdowns: list[str], links: list[tuple[str | None, str]]) ->
     as it stands, apart from the list."""
     parts: list[str] = []
     run: list[str] = []
-    for markdown, link in zip(markdowns, links):
+    for markdown, (link, title) in zip(markdowns, links):
         blocks = [block for block in markdown.split("\n\n") if block.strip()]
         if len(markdown.split()) >= SECTION_CARD_WORDS and any(block.startswith("#") for block in blocks):
             if run:
                 parts.append("\n".join(run))
                 run = []
             parts.append("\n\n".join(blocks))
-        elif line := card_line(markdown, *link):
+        elif line := card_line(markdown, link, title):
             run.append(line)
     if run:
         parts.append("\n".join(run))

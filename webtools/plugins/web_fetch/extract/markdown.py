@@ -54,11 +54,11 @@ _LINE_OPENING = "(?:[\x01 \t]|>|(?:[-*+]|\\d{1,9}[.)])(?=[ \t]))*"
 _HEADING_MARK = "\x02"
 #: A line of the page's text that Markdown would read as more than text: one that opens as a code fence does (a
 #: seller's divider, "~~~~~~~~"; "```" typed in a comment: the rest of the page would be code, and our blocks, see
-#: ``choice._split``, one), or as a heading does ("# 1 tip"; a hashtag's "#" alone before a link), or that underlines
-#: the line above with "=" or "-" alone (making that line a heading). It is escaped with a backslash: a reader of the
-#: Markdown, and ``focus`` cutting the text into sections at its headings, takes it as text. Only text can match: the
-#: writer's headings are ``_HEADING_MARK`` and its code blocks placeholders until the end. Searched from each line
-#: break (the text is given one before its first line), which re finds fast, not from each character.
+#: ``choice.split_blocks``, one), or as a heading does ("# 1 tip"; a hashtag's "#" alone before a link), or that
+#: underlines the line above with "=" or "-" alone (making that line a heading). It is escaped with a backslash: a
+#: reader of the Markdown, and ``focus`` cutting the text into sections at its headings, takes it as text. Only text
+#: can match: the writer's headings are ``_HEADING_MARK`` and its code blocks placeholders until the end. Searched
+#: from each line break (the text is given one before its first line), which re finds fast, not from each character.
 _MARKUP_LIKE = re.compile(f"\n({_LINE_OPENING})(?=```|~~~|#{{1,6}}(?:[ \t]|$)|(=+|-+)[ \t]*$)", re.MULTILINE)
 #: Backticks in a row, as many as open a code fence: a code block holding them is fenced by more (CommonMark),
 #: or its own line of three would end it.

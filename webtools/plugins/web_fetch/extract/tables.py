@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 
-from .choice import _split, text_words, words
+from .choice import split_blocks, text_words, words
 
 #: A table of data has a header row and at least this many rows of data below it.
 MIN_ROWS = 5
@@ -63,7 +63,7 @@ def with_missed_tables(text: str, body, markdown_of: Callable) -> str:
         return text
     kept = Counter(text_words(text))
     # Every block, those without words too (an image, a rule): the text comes back as it was, and more.
-    parts = _split(text)
+    parts = split_blocks(text)
     spaced = [f" {' '.join(words(part))} " for part in parts]
     added = False
     for table in tables:
